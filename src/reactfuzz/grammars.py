@@ -1,0 +1,548 @@
+"""The grammar parser: one Lark LALR grammar per format, and Steps built from its trees.
+
+Grammars live in the top-level ``grammars/`` folder of a checkout and are shipped inside
+the wheel as ``reactfuzz/grammars``. A format's label words are written into the grammar
+as ``%override`` terminals, so a user format in TOML gets a grammar with no grammar file.
+
+Two entry points per grammar: ``completion`` (one model turn, as a parser receives it
+after the stop sequence cut it) and ``transcript`` (a whole conversation).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from lark import Lark, Token, Tree
+from lark.exceptions import (
+    GrammarError as LarkGrammarError,
+)
+from lark.exceptions import (
+    LarkError,
+    UnexpectedCharacters,
+    UnexpectedEOF,
+    UnexpectedInput,
+    UnexpectedToken,
+)
+
+from .errors import GrammarError
+from .formats import Format, get_format
+from .model import Action, Invalid, Step
+
+__all__ = [
+    "Block",
+    "Transcript",
+    "grammar_dir",
+    "grammar_parse",
+    "grammar_source",
+    "lark_parser",
+    "parse_transcript",
+]
+
+_FAMILY_FILES = {
+    "bracket": "bracket.lark",
+    "paper": "paper.lark",
+    "action_input": "action_input.lark",
+    "json_args": "json_args.lark",
+}
+
+_ROLE_TERMINALS = {
+    "thought": "THOUGHT",
+    "action": "ACTION",
+    "action_input": "ACTION_INPUT",
+    "observation": "OBSERVATION",
+    "answer": "ANSWER",
+}
+_LABEL_ROLES = {v: k for k, v in _ROLE_TERMINALS.items()} | {"HEADER": "header"}
+
+
+def grammar_dir() -> Path:
+    """The folder holding the built-in ``.lark`` files (installed copy first, then checkout)."""
+    here = Path(__file__).resolve().parent
+    packaged = here / "grammars"
+    if (packaged / "bracket.lark").is_file():
+        return packaged
+    checkout = here.parent.parent / "grammars"
+    if (checkout / "bracket.lark").is_file():
+        return checkout
+    raise GrammarError(
+        f"built-in grammars not found in {packaged} or {checkout}: reinstall reactfuzz"
+    )
+
+
+def _label_regex(words: list[str]) -> str:
+    alt = "|".join(re.escape(w).replace("/", "\\/") for w in words)
+    return f"(?:{alt})(?: ?\\d+)?:"
+
+
+def grammar_source(fmt: Format | str) -> tuple[str, Path]:
+    """The grammar text for a format (its file plus label overrides) and the file it came from."""
+    fmt = get_format(fmt)
+    if fmt.grammar and Path(fmt.grammar).is_absolute():
+        path = Path(fmt.grammar)
+    else:
+        path = grammar_dir() / (fmt.grammar or _FAMILY_FILES[fmt.family])
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as e:
+        raise GrammarError(f"{path}: cannot read grammar: {e}") from None
+    labels = fmt.labels
+    words: dict[str, list[str]] = {"HEADER": list(labels.headers)}
+    for role, term in _ROLE_TERMINALS.items():
+        word = getattr(labels, role)
+        if word:
+            words[term] = [word]
+    lines = [text, "", "// labels of this format (written from its data)"]
+    every: list[str] = []
+    for term, ws in words.items():
+        if not ws or not re.search(rf"^{term}(?:\.\d+)?\s*:", text, re.M):
+            continue
+        every.extend(ws)
+        lines.append(f"%override {term}.3: /{_label_regex(ws)}/")
+    if every and re.search(r"^CONT(?:\.\d+)?\s*:", text, re.M):
+        # longest first so that "Action Input" is not shadowed by "Action"
+        every.sort(key=len, reverse=True)
+        lines.append(f"%override CONT: /(?!{_label_regex(every)})[^\\n]+/")
+    return "\n".join(lines) + "\n", path
+
+
+@lru_cache(maxsize=64)
+def _compile(text: str, path: str) -> Lark:
+    try:
+        parser = Lark(
+            text,
+            parser="lalr",
+            lexer="contextual",
+            start=["completion", "transcript"],
+            import_paths=[str(Path(path).parent), str(grammar_dir())],
+            propagate_positions=True,
+            maybe_placeholders=False,
+        )
+    except (LarkGrammarError, LarkError) as e:
+        first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+        raise GrammarError(
+            f"{path}: grammar does not compile: {first} "
+            "(a format grammar needs the rules 'completion' and 'transcript')"
+        ) from None
+    return parser
+
+
+def lark_parser(fmt: Format | str) -> Lark:
+    """The compiled (and cached) Lark LALR parser of a format."""
+    text, path = grammar_source(fmt)
+    return _compile(text, str(path))
+
+
+# ---------------------------------------------------------------------------------------
+# Errors: turn Lark's exceptions into an Invalid with a reason a person can act on.
+
+_TERMINAL_NAMES = {
+    "$END": "end of text",
+    "_EOL": "end of line",
+    "TEXT": "text",
+    "CONT": "text",
+    "TOOL": "a tool name",
+    "NAME": "a tool name",
+    "LSQB": "'['",
+    "RSQB": "']'",
+    "COMMA": "','",
+    "BARE": "an argument",
+    "QUOTED": "a quoted argument",
+    "CALL": "an action like Tool[argument]",
+    "STRING": "a JSON string",
+    "NUMBER": "a JSON number",
+    "TRUE": "true",
+    "FALSE": "false",
+    "NULL": "null",
+    "LBRACE": "'{'",
+    "RBRACE": "'}'",
+    "COLON": "':'",
+    "_JWS": "whitespace",
+    "_SP": "a space",
+}
+
+
+def _describe_terminal(name: str, fmt: Format) -> str:
+    role = _LABEL_ROLES.get(name)
+    if role == "header":
+        return " or ".join(f"'{h}:'" for h in fmt.labels.headers)
+    if role is not None:
+        word = getattr(fmt.labels, role)
+        return f"'{word} N:'" if fmt.numbered and role != "action_input" else f"'{word}:'"
+    if name in _TERMINAL_NAMES:
+        return _TERMINAL_NAMES[name]
+    if name.startswith("__ANON") or name.isupper():
+        return name.lower()
+    return name
+
+
+def _context(text: str, line: int, column: int) -> str:
+    lines = text.split("\n")
+    if not 1 <= line <= len(lines):
+        return ""
+    src = lines[line - 1].rstrip("\r")
+    shown = src.encode("unicode_escape").decode("ascii") if not src.isprintable() else src
+    # keep the caret under the same character when escapes widen the line
+    prefix = src[: max(column - 1, 0)]
+    pad = prefix.encode("unicode_escape").decode("ascii") if not src.isprintable() else prefix
+    return f"{shown}\n{' ' * len(pad)}^"
+
+
+_LABELISH = re.compile(r"^\s*[*_#>\-]*\s*([A-Za-z][A-Za-z ]{1,20}?)(?:\s*\d+)?\s*[*_]*\s*:", re.I)
+
+
+def _hint(line_text: str, fmt: Format) -> str:
+    """A hint when a line looks like a label written the wrong way (case, bold, indent)."""
+    m = _LABELISH.match(line_text)
+    if not m:
+        return ""
+    word = m.group(1).strip().lower()
+    for w in fmt.labels.all().values():
+        if w.lower() == word and not re.match(_label_regex([w]), line_text):
+            return (
+                f" (the line looks like the label '{w}:' written differently: labels are"
+                " case-sensitive, unformatted and start at column 1)"
+            )
+    return ""
+
+
+def _action_shape(fmt: Format) -> str:
+    return {
+        "bracket": "name[arg1, arg2]",
+        "paper": "Tool[argument]",
+        "action_input": "a tool name",
+        "json_args": 'name {"arg": value}',
+    }[fmt.family]
+
+
+def _on_action_line(line_text: str, column: int, fmt: Format) -> bool:
+    m = re.match(_label_regex([fmt.labels.action]), line_text)
+    return m is not None and column > m.end()
+
+
+def _invalid_from(err: UnexpectedInput, text: str, fmt: Format, start: str) -> Invalid:
+    line, column = err.line, err.column
+    lines = text.split("\n")
+    line_text = lines[line - 1] if 0 < line <= len(lines) else ""
+    expected_raw: set[str] = set(getattr(err, "expected", None) or ())
+    if isinstance(err, UnexpectedCharacters) and err.allowed:
+        expected_raw = set(err.allowed)
+    expected = tuple(sorted({_describe_terminal(t, fmt) for t in expected_raw}))
+    ctx = _context(text, line, column) if line > 0 else ""
+    prev = None
+    if isinstance(err, UnexpectedToken):
+        tok = err.token
+        prev_tokens = getattr(err, "token_history", None) or []
+        prev = prev_tokens[-1] if prev_tokens else None
+        if tok.type == "$END":
+            what = "an action" if fmt.labels.answer is None else "an action or a final answer"
+            hint = ""
+            for i, other in enumerate(lines, 1):
+                h = _hint(other, fmt)
+                if h:
+                    hint = f"; line {i}{h}"
+                    break
+            return Invalid(
+                "no-action", f"the text ends without {what}{hint}", line, column, expected, ctx
+            )
+        role = _LABEL_ROLES.get(tok.type)
+        if role is not None and column == 1:
+            label = tok.value
+            state = set(expected_raw)
+            if state <= {"$END"} or state <= {"$END", "_EOL"}:
+                if role == "observation":
+                    return Invalid(
+                        "fabricated-observation",
+                        f"'{label}' after the action: the completion writes its own observation",
+                        line, column, expected, ctx,
+                    )
+                if role == "action":
+                    return Invalid(
+                        "second-action",
+                        f"'{label}' after the final action or answer: one action per turn",
+                        line, column, expected, ctx,
+                    )
+                if role == "answer":
+                    return Invalid(
+                        "action-and-answer",
+                        f"'{label}' after the action: an action and an answer in one turn",
+                        line, column, expected, ctx,
+                    )
+            return Invalid(
+                "unexpected-label", f"label '{label}' is not allowed here", line, column,
+                expected, ctx,
+            )
+        if column > 1 and prev is not None and prev.type in ("RSQB", "CALL", "RBRACE"):
+            return Invalid(
+                "trailing-text",
+                f"text after the action: {tok.value.strip()[:60]!r}",
+                line, column, expected, ctx,
+            )
+        if column == 1 and tok.type in ("TEXT", "CONT"):
+            return Invalid(
+                "unlabelled-text",
+                "unlabelled text where a label was expected (text after a blank line must"
+                " start with a label)" + _hint(line_text, fmt),
+                line, column, expected, ctx,
+            )
+        shown = tok.value if len(tok.value) <= 40 else tok.value[:40] + "..."
+        if _on_action_line(line_text, column, fmt):
+            return Invalid(
+                "malformed-action",
+                f"the action is not written as {_action_shape(fmt)}: unexpected {shown!r}",
+                line, column, expected, ctx,
+            )
+        return Invalid(
+            "syntax", f"unexpected {shown!r}" + _hint(line_text, fmt), line, column, expected, ctx
+        )
+    if isinstance(err, UnexpectedCharacters):
+        ch = text[err.pos_in_stream] if err.pos_in_stream < len(text) else ""
+        code = "syntax"
+        msg = f"unexpected character {ch!r}"
+        if ch == '"':
+            code, msg = "unbalanced-quote", "a quote that does not close a quoted argument"
+        elif ch in "[]":
+            code = "bracket"
+            msg = f"unexpected {ch!r}: brackets inside a bare argument must be quoted"
+        if _on_action_line(line_text, column, fmt):
+            code = "malformed-action"
+            msg = f"the action is not written as {_action_shape(fmt)}: {msg}"
+            if ch == '"':
+                msg += " (a quote that does not close)"
+        return Invalid(code, msg + _hint(line_text, fmt), line, column, expected, ctx)
+    if isinstance(err, UnexpectedEOF):
+        return Invalid("no-action", "the text ends too early", line, column, expected, ctx)
+    return Invalid("syntax", str(err).splitlines()[0], line, column, expected, ctx)
+
+
+# ---------------------------------------------------------------------------------------
+# Trees to Steps.
+
+
+def _value_text(children: list[Any]) -> str:
+    parts: list[str] = []
+    for ch in children:
+        if isinstance(ch, Token) and ch.type in ("TEXT", "CONT"):
+            parts.append(ch.value.rstrip("\r"))
+    return "\n".join(p.strip() if j == 0 else p.rstrip() for j, p in enumerate(parts)).strip()
+
+
+def _label_number(tok: Token) -> int | None:
+    m = re.search(r"(\d+):$", tok.value)
+    return int(m.group(1)) if m else None
+
+
+def _decode_bracket_action(node: Tree, text: str) -> Action:
+    tool = lsqb = rsqb = None
+    args: list[str] = []
+    quoted_any = False
+    for ch in node.children:
+        if isinstance(ch, Token):
+            if ch.type == "TOOL":
+                tool = ch.value
+            elif ch.type == "LSQB":
+                lsqb = ch
+            elif ch.type == "RSQB":
+                rsqb = ch
+        elif isinstance(ch, Tree) and ch.data == "arg":
+            if not ch.children:
+                args.append("")
+                continue
+            tok = ch.children[0]
+            if tok.type == "QUOTED":
+                quoted_any = True
+                args.append(json.loads(tok.value.strip()))
+            else:
+                args.append(tok.value.strip())
+    assert tool is not None and lsqb is not None and rsqb is not None
+    raw = text[lsqb.end_pos : rsqb.start_pos]
+    if len(args) == 1 and args[0] == "" and not quoted_any:
+        args = []
+    return Action(tool, raw, tuple(args))
+
+
+_CALL_RE = re.compile(r"(\w+)\[(.*)\]", re.S)
+
+
+def _decode_paper_action(node: Tree) -> tuple[str, str]:
+    call = next(c for c in node.children if isinstance(c, Token) and c.type == "CALL")
+    m = _CALL_RE.fullmatch(call.value)
+    assert m is not None
+    return m.group(1), m.group(2)
+
+
+class _DuplicateKey(Exception):
+    def __init__(self, key: str) -> None:
+        self.key = key
+
+
+def _no_dupes(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for k, v in pairs:
+        if k in out:
+            raise _DuplicateKey(k)
+        out[k] = v
+    return out
+
+
+def _build_step(tree: Tree, text: str, fmt: Format) -> Step:
+    thoughts: list[str] = []
+    final = tree.children[-1]
+    for ch in tree.children[:-1]:
+        if isinstance(ch, Tree) and ch.data in ("preamble", "thought"):
+            thoughts.append(_value_text(ch.children))
+    thought = "\n".join(t for t in thoughts if t)
+    assert isinstance(final, Tree)
+    if final.data == "answer":
+        return Step(thought=thought, answer=_value_text(final.children))
+    fam = fmt.family
+    if fam == "bracket":
+        action = _decode_bracket_action(final, text)
+    elif fam == "paper":
+        tool, raw = _decode_paper_action(final)
+        if fmt.finish_action and tool.lower() == fmt.finish_action.lower():
+            return Step(thought=thought, answer=raw)
+        action = Action(tool, raw, (raw,))
+    elif fam == "action_input":
+        name_tok = next(c for c in final.children if isinstance(c, Token) and c.type == "TEXT")
+        inp = next(c for c in final.children if isinstance(c, Tree) and c.data == "action_input")
+        value = _value_text(inp.children)
+        action = Action(name_tok.value.strip(), value, (value,) if value else ())
+    else:
+        name_tok = next(c for c in final.children if isinstance(c, Token) and c.type == "NAME")
+        obj = next(c for c in final.children if isinstance(c, Tree) and c.data == "object")
+        raw = text[obj.meta.start_pos : obj.meta.end_pos]
+        try:
+            decoded = json.loads(raw, object_pairs_hook=_no_dupes)
+        except _DuplicateKey as e:
+            line = obj.meta.line
+            return Step(
+                thought=thought,
+                invalid=Invalid(
+                    "duplicate-arg",
+                    f"argument {e.key!r} is given twice in the JSON object",
+                    line, obj.meta.column, (), _context(text, line, obj.meta.column),
+                ),
+            )
+        action = Action(name_tok.value, raw, tuple(decoded.values()), tuple(decoded))
+    return Step(thought=thought, action=action)
+
+
+def _check_numbering(tree: Tree, text: str, fmt: Format, start: str) -> Invalid | None:
+    """Numbered formats: labels carry numbers, a step's labels share one, steps count up."""
+    current: int | None = None
+    seen: list[str] = []  # roles seen in the current step
+    order = {"thought": 0, "action": 1, "observation": 2}
+    for tok in tree.scan_values(lambda v: isinstance(v, Token)):
+        role = _LABEL_ROLES.get(tok.type)
+        if role not in order:
+            continue
+        n = _label_number(tok)
+        word = getattr(fmt.labels, role)
+        ctx = _context(text, tok.line, tok.column)
+        if fmt.numbered and n is None:
+            return Invalid(
+                "label-number",
+                f"'{tok.value}' has no number: the {fmt.name} format numbers its labels"
+                f" ('{word} 1:')",
+                tok.line, tok.column, (f"'{word} N:'",), ctx,
+            )
+        if not fmt.numbered:
+            if n is not None:
+                return Invalid(
+                    "label-number",
+                    f"'{tok.value}' is numbered: the {fmt.name} format writes '{word}:'",
+                    tok.line, tok.column, (f"'{word}:'",), ctx,
+                )
+            continue
+        assert n is not None
+        if current is None or (n == current + 1 and role != "observation"):
+            current, seen = n, [role]
+            continue
+        if n == current and (not seen or order[role] > order[seen[-1]]):
+            seen.append(role)
+            continue
+        want = f"{current}" if role == "observation" else f"{current} or {current + 1}"
+        return Invalid(
+            "label-number",
+            f"'{tok.value}' is out of sequence: expected number {want} after"
+            f" '{getattr(fmt.labels, seen[-1])} {current}:'",
+            tok.line, tok.column, (), ctx,
+        )
+    return None
+
+
+def _prepare(text: str) -> str:
+    return text if text.endswith("\n") else text + "\n"
+
+
+def grammar_parse(completion: str, fmt: Format | str = "bracket") -> Step:
+    """Parse one completion with the format's grammar; never raises on bad input."""
+    fmt = get_format(fmt)
+    parser = lark_parser(fmt)
+    text = _prepare(completion)
+    try:
+        tree = parser.parse(text, start="completion")
+    except UnexpectedInput as e:
+        return Step(invalid=_invalid_from(e, text, fmt, "completion"))
+    bad = _check_numbering(tree, text, fmt, "completion")
+    if bad is not None:
+        return Step(invalid=bad)
+    return _build_step(tree, text, fmt)
+
+
+@dataclass(frozen=True, slots=True)
+class Block:
+    """One labelled block of a transcript: its role, label number, text and first line."""
+
+    role: str
+    number: int | None
+    text: str
+    line: int
+
+
+@dataclass(frozen=True, slots=True)
+class Transcript:
+    """A transcript as the grammar read it: its blocks, or why it was refused."""
+
+    blocks: tuple[Block, ...] = ()
+    invalid: Invalid | None = None
+
+    @property
+    def ok(self) -> bool:
+        """Whether the grammar accepted the whole transcript."""
+        return self.invalid is None
+
+    def steps(self) -> int:
+        """How many actions (including a final action) the transcript holds."""
+        return sum(1 for b in self.blocks if b.role == "action")
+
+
+def parse_transcript(text: str, fmt: Format | str = "bracket") -> Transcript:
+    """Parse a whole conversation (header, steps, observations, end) with the grammar."""
+    fmt = get_format(fmt)
+    parser = lark_parser(fmt)
+    text = _prepare(text)
+    try:
+        tree = parser.parse(text, start="transcript")
+    except UnexpectedInput as e:
+        return Transcript(invalid=_invalid_from(e, text, fmt, "transcript"))
+    bad = _check_numbering(tree, text, fmt, "transcript")
+    if bad is not None:
+        return Transcript(invalid=bad)
+    blocks: list[Block] = []
+    for node in tree.iter_subtrees_topdown():
+        if node.data in ("header", "thought", "observation", "answer", "action"):
+            label = node.children[0]
+            assert isinstance(label, Token)
+            if node.data == "action":
+                body_text = text[label.end_pos : node.meta.end_pos].strip()
+            else:
+                body_text = _value_text(node.children[1:])
+            blocks.append(Block(str(node.data), _label_number(label), body_text, label.line))
+    blocks.sort(key=lambda b: b.line)
+    return Transcript(tuple(blocks))
