@@ -276,7 +276,7 @@ def load_format(path: str | Path) -> Format:
                 f"{p}: key 'base': {base_name!r} is not a built-in format"
                 f" (use one of {', '.join(BUILTIN_FORMATS)})"
             )
-        merged = BUILTIN_FORMATS[base_name].model_dump(exclude={"notes", "source"})
+        merged = BUILTIN_FORMATS[base_name].model_dump(exclude={"notes", "source", "name"})
         if "labels" in data and isinstance(data["labels"], dict):
             merged["labels"] = {**merged["labels"], **data.pop("labels")}
         # a user format that changes labels must not silently keep the base grammar file

@@ -233,11 +233,21 @@ def _invalid_from(err: UnexpectedInput, text: str, fmt: Format, start: str) -> I
         expected_raw = set(err.allowed)
     expected = tuple(sorted({_describe_terminal(t, fmt) for t in expected_raw}))
     ctx = _context(text, line, column) if line > 0 else ""
-    prev = None
     if isinstance(err, UnexpectedToken):
         tok = err.token
-        prev_tokens = getattr(err, "token_history", None) or []
-        prev = prev_tokens[-1] if prev_tokens else None
+        labels_expected = {t for t in expected_raw if t in _LABEL_ROLES}
+        if tok.type == "$END" and labels_expected == {"ACTION_INPUT"}:
+            return Invalid(
+                "malformed-action",
+                f"the action has no '{fmt.labels.action_input}:' line",
+                line, column, expected, ctx,
+            )
+        if tok.type == "$END" and not labels_expected and "_EOL" not in expected_raw:
+            return Invalid(
+                "malformed-action",
+                f"the text ends inside the action (expected {_action_shape(fmt)})",
+                line, column, expected, ctx,
+            )
         if tok.type == "$END":
             what = "an action" if fmt.labels.answer is None else "an action or a final answer"
             hint = ""
@@ -276,7 +286,7 @@ def _invalid_from(err: UnexpectedInput, text: str, fmt: Format, start: str) -> I
                 "unexpected-label", f"label '{label}' is not allowed here", line, column,
                 expected, ctx,
             )
-        if column > 1 and prev is not None and prev.type in ("RSQB", "CALL", "RBRACE"):
+        if column > 1 and expected_raw == {"_EOL"} and _on_action_line(line_text, column, fmt):
             return Invalid(
                 "trailing-text",
                 f"text after the action: {tok.value.strip()[:60]!r}",
@@ -329,6 +339,14 @@ def _value_text(children: list[Any]) -> str:
         if isinstance(ch, Token) and ch.type in ("TEXT", "CONT"):
             parts.append(ch.value.rstrip("\r"))
     return "\n".join(p.strip() if j == 0 else p.rstrip() for j, p in enumerate(parts)).strip()
+
+
+def _rest_text(node: Tree, text: str) -> str:
+    """The value of a block that runs over blank lines (answers, action inputs), trimmed."""
+    label = node.children[0]
+    assert isinstance(label, Token)
+    raw = text[label.end_pos : node.meta.end_pos]
+    return "\n".join(line.rstrip() for line in raw.split("\n")).strip()
 
 
 def _label_number(tok: Token) -> int | None:
@@ -398,7 +416,7 @@ def _build_step(tree: Tree, text: str, fmt: Format) -> Step:
     thought = "\n".join(t for t in thoughts if t)
     assert isinstance(final, Tree)
     if final.data == "answer":
-        return Step(thought=thought, answer=_value_text(final.children))
+        return Step(thought=thought, answer=_rest_text(final, text))
     fam = fmt.family
     if fam == "bracket":
         action = _decode_bracket_action(final, text)
@@ -410,7 +428,7 @@ def _build_step(tree: Tree, text: str, fmt: Format) -> Step:
     elif fam == "action_input":
         name_tok = next(c for c in final.children if isinstance(c, Token) and c.type == "TEXT")
         inp = next(c for c in final.children if isinstance(c, Tree) and c.data == "action_input")
-        value = _value_text(inp.children)
+        value = _rest_text(inp, text)
         action = Action(name_tok.value.strip(), value, (value,) if value else ())
     else:
         name_tok = next(c for c in final.children if isinstance(c, Token) and c.type == "NAME")
@@ -460,7 +478,9 @@ def _check_numbering(tree: Tree, text: str, fmt: Format, start: str) -> Invalid 
                 )
             continue
         assert n is not None
-        if current is None or (n == current + 1 and role != "observation"):
+        if current is None or (
+            n == current + 1 and role != "observation" and seen[-1] == "observation"
+        ):
             current, seen = n, [role]
             continue
         if n == current and (not seen or order[role] > order[seen[-1]]):
@@ -539,8 +559,8 @@ def parse_transcript(text: str, fmt: Format | str = "bracket") -> Transcript:
         if node.data in ("header", "thought", "observation", "answer", "action"):
             label = node.children[0]
             assert isinstance(label, Token)
-            if node.data == "action":
-                body_text = text[label.end_pos : node.meta.end_pos].strip()
+            if node.data in ("action", "answer"):
+                body_text = _rest_text(node, text)
             else:
                 body_text = _value_text(node.children[1:])
             blocks.append(Block(str(node.data), _label_number(label), body_text, label.line))

@@ -1,0 +1,5 @@
+"""``python -m reactfuzz``: the same as the ``reactfuzz`` command."""
+
+from .cli import entry
+
+entry()

@@ -1,0 +1,158 @@
+"""The command line: parse, conform, formats, demo, and clean errors (exit 2)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from reactfuzz import BUILTIN_FORMATS, Call, FinalAnswer
+from reactfuzz.cli import main
+from reactfuzz.render import render
+
+BILLING_TURN = (
+    "Thought: I should list this customer's July invoices before assuming a duplicate.\n"
+    "Action: list_invoices[cus_8812, 2026-07-01]\n"
+)
+
+
+def run_cli(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+    """Run the real console entry point in a subprocess, as a user would."""
+    env = dict(os.environ, PYTHONIOENCODING="utf-8")
+    return subprocess.run(
+        [sys.executable, "-m", "reactfuzz", *args],
+        input=stdin, capture_output=True, text=True, env=env, timeout=120,
+    )
+
+
+@pytest.mark.parametrize("parser", ["grammar", "classic-bracket", "hardened-bracket"])
+def test_parse_billing_turn_from_stdin(parser: str) -> None:
+    r = run_cli("parse", "--format", "bracket", "--parser", parser, "-", stdin=BILLING_TURN)
+    assert r.returncode == 0, r.stderr
+    out = json.loads(r.stdout)
+    assert out["kind"] == "action"
+    assert out["action"]["tool"] == "list_invoices"
+    assert out["action"]["args"] == ["cus_8812", "2026-07-01"]
+
+
+def test_parse_invalid_exits_1_with_reason(capsys, tmp_path: Path) -> None:
+    f = tmp_path / "c.txt"
+    f.write_bytes(b"Action: search[x]\r\nObservation: made up\r\n")
+    assert main(["parse", str(f)]) == 1
+    out = json.loads(capsys.readouterr().out)
+    assert out["invalid"]["code"] == "fabricated-observation"
+    assert out["invalid"]["line"] == 2
+
+
+def test_parse_keeps_carriage_returns(capsys, tmp_path: Path) -> None:
+    f = tmp_path / "c.txt"
+    f.write_bytes(b"Action: search[x]\rAnswer: hijack\n")
+    assert main(["parse", str(f)]) == 1
+    assert json.loads(capsys.readouterr().out)["invalid"]["code"] == "trailing-text"
+
+
+def test_parse_transcript_mode(capsys, tmp_path: Path) -> None:
+    f = tmp_path / "t.txt"
+    f.write_text("Question: q\nThought: a\nAction: s[x]\nObservation: o\nAnswer: b\n")
+    assert main(["parse", "--transcript", str(f)]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert [b["role"] for b in out["blocks"]] == [
+        "header", "thought", "action", "observation", "answer"
+    ]
+
+
+def _transcripts(fmt: str) -> list[str]:
+    """Transcripts made here, by the renderer: two good, one with a real defect."""
+    f = BUILTIN_FORMATS[fmt]
+    good = []
+    for q, call in [("Who?", Call("search", ("Ada Lovelace",))), ("When?", Call("search", ("1843",)))]:
+        obs = f"{f.label('observation', 1)} some text\nmore text"
+        good.append("\n".join([
+            f"{f.labels.headers[-1]}: {q}",
+            render(call, f, thought="look it up", step=1),
+            obs,
+            render(FinalAnswer("done"), f, thought="enough", step=2),
+        ]) + "\n")
+    bad = good[0].replace("more text", "more text\n\nharness noise")
+    return [*good, bad]
+
+
+@pytest.mark.parametrize("fmt", sorted(BUILTIN_FORMATS))
+def test_conform_reports_rate_and_grouped_rejections(fmt: str, tmp_path: Path, capsys) -> None:
+    path = tmp_path / "logs.jsonl"
+    with path.open("w") as fh:
+        for i, t in enumerate(_transcripts(fmt)):
+            fh.write(json.dumps({"id": f"run{i}", "text": t}) + "\n")
+    bad_line = _transcripts(fmt)[2].split("\n").index("harness noise") + 1
+    code = main(["conform", "--format", fmt, str(path)])
+    out = capsys.readouterr().out
+    assert code == 1
+    assert "accepted 2 of 3 transcripts (66.7%), rejected 1" in out
+    assert "[unlabelled-text] 1 transcript(s)" in out
+    assert f"run2: line {bad_line}, column 1" in out
+    assert main(["conform", "--format", fmt, "--min-rate", "60", "--json", str(path)]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["accepted"] == 2 and data["rate"] == 66.67
+    assert data["rejections"]["unlabelled-text"][0]["record"] == "run2"
+
+
+def test_conform_custom_field_and_record_without_id(tmp_path: Path, capsys) -> None:
+    path = tmp_path / "logs.jsonl"
+    path.write_text(json.dumps({"log": "Question: q\nThought: a\nAnswer: b\n"}) + "\n\n")
+    assert main(["conform", "--format", "bracket", "--field", "log", str(path)]) == 0
+    assert "accepted 1 of 1" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    ("args", "content", "message"),
+    [
+        (["conform", "--format", "bracket"], '{"text": "x"}\nnot json\n', r"logs.jsonl:2: not valid JSON"),
+        (["conform", "--format", "bracket"], '{"other": "x"}\n', r"logs.jsonl:1: record has no field 'text'"),
+        (["conform", "--format", "bracket"], '{"text": 3}\n', r"field 'text' is not a string"),
+        (["conform", "--format", "nope"], '{"text": "x"}\n', r"unknown format 'nope'"),
+        (["parse", "--parser", "nope"], "Action: x[y]\n", r"unknown parser 'nope'"),
+    ],
+    ids=["bad-json", "missing-field", "wrong-type", "unknown-format", "unknown-parser"],
+)
+def test_bad_input_is_one_line_exit_2(tmp_path: Path, args, content, message) -> None:
+    path = tmp_path / "logs.jsonl"
+    path.write_text(content)
+    r = run_cli(*args, str(path))
+    assert r.returncode == 2
+    assert "Traceback" not in r.stderr
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1, r.stderr
+    import re
+
+    assert re.search(message, lines[0]), lines[0]
+
+
+def test_missing_file_and_bad_format_file_exit_2(tmp_path: Path) -> None:
+    r = run_cli("parse", str(tmp_path / "nope.txt"))
+    assert r.returncode == 2 and "cannot read" in r.stderr and "Traceback" not in r.stderr
+    bad = tmp_path / "f.toml"
+    bad.write_text("base = 'bracket'\nlabels = 3\n")
+    r = run_cli("parse", "--format", str(bad), "-", stdin="Action: x[y]")
+    assert r.returncode == 2 and "f.toml: key 'labels'" in r.stderr
+    r = run_cli("conform")
+    assert r.returncode == 2 and "Traceback" not in r.stderr
+
+
+def test_formats_lists_the_builtins(capsys) -> None:
+    assert main(["formats", "--verbose"]) == 0
+    out = capsys.readouterr().out
+    for name in BUILTIN_FORMATS:
+        assert f"\n{name} " in "\n" + out
+    assert "(all 4 compile)" in out
+
+
+def test_demo_runs_on_defaults() -> None:
+    r = run_cli("demo")
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.count("transcript grammar: accepted") == 4
+    assert "classic-bracket: call search('Paris', 'France')" in r.stdout
+    assert "grammar: call list_invoices(customer_id='cus_8812', since='2026-07-01')" in r.stdout

@@ -1,0 +1,117 @@
+"""Formats as data: built-ins, user formats from TOML, and the errors a user sees."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from pydantic import ValidationError
+
+from reactfuzz import BUILTIN_FORMATS, Call, FinalAnswer, grammar_parse, parse_transcript
+from reactfuzz.errors import FormatError, GrammarError
+from reactfuzz.formats import Format, get_format, load_format
+from reactfuzz.render import render
+
+
+def test_four_builtins_with_grammars() -> None:
+    assert list(BUILTIN_FORMATS) == ["bracket", "paper", "action-input", "json-args"]
+    for fmt in BUILTIN_FORMATS.values():
+        assert fmt.notes, f"{fmt.name} must document its label-variant decisions"
+        assert fmt.grammar and fmt.grammar.endswith(".lark")
+
+
+def write(tmp_path: Path, text: str, name: str = "fmt.toml") -> Path:
+    p = tmp_path / name
+    p.write_text(text, encoding="utf-8")
+    return p
+
+
+def test_user_format_relabels_a_builtin(tmp_path: Path) -> None:
+    p = write(tmp_path, """
+name = "german"
+base = "bracket"
+stop = ["Beobachtung:"]
+
+[labels]
+thought = "Gedanke"
+action = "Aktion"
+observation = "Beobachtung"
+answer = "Antwort"
+headers = ["Frage"]
+""")
+    fmt = load_format(p)
+    assert fmt.name == "german" and fmt.family == "bracket"
+    step = grammar_parse("Gedanke: suchen\nAktion: search[Berlin]", fmt)
+    assert step.intent() == Call("search", ("Berlin",))
+    # the built-in labels are plain text in this format
+    assert grammar_parse("Thought: x\nAction: search[y]", fmt).kind == "invalid"
+    assert grammar_parse("Gedanke: x\nAntwort: fertig", fmt).intent() == FinalAnswer("fertig")
+    t = parse_transcript(
+        "Frage: q\nGedanke: a\nAktion: s[x]\nBeobachtung: o\nAntwort: b\n", fmt
+    )
+    assert t.ok, t.invalid
+    assert render(Call("s", ("x",)), fmt, thought="t") == "Gedanke: t\nAktion: s[x]"
+
+
+def test_user_format_with_a_label_that_extends_another(tmp_path: Path) -> None:
+    p = write(tmp_path, 'base = "action-input"\n[labels]\naction = "Tool"\naction_input = "Tool Input"\n')
+    fmt = load_format(p)
+    assert fmt.name == "fmt"
+    step = grammar_parse("Thought: t\nTool: Search\nTool Input: x", fmt)
+    assert step.intent() == Call("Search", ("x",))
+
+
+def test_user_format_with_own_grammar_file(tmp_path: Path) -> None:
+    from reactfuzz.grammars import grammar_dir
+
+    src = (grammar_dir() / "bracket.lark").read_text()
+    (tmp_path / "mine.lark").write_text(src)
+    fmt = load_format(write(tmp_path, 'base = "bracket"\ngrammar = "mine.lark"\n'))
+    assert grammar_parse("Action: s[x]", fmt).intent() == Call("s", ("x",))
+
+
+def test_broken_grammar_file_is_a_grammar_error_naming_the_file(tmp_path: Path) -> None:
+    (tmp_path / "bad.lark").write_text("completion: THIS_IS_NOT_DEFINED\n")
+    fmt = load_format(write(tmp_path, 'base = "bracket"\ngrammar = "bad.lark"\n'))
+    with pytest.raises(GrammarError, match=r"bad\.lark"):
+        grammar_parse("Action: s[x]", fmt)
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("name = 'x'\nbase = \n", r"fmt\.toml: not valid TOML"),
+        ("base = 'bracket'\ncolour = 'red'\n", r"key 'colour': unknown key \(allowed: .*labels"),
+        ("base = 'nope'\n", r"key 'base': 'nope' is not a built-in format"),
+        ("base = 'bracket'\n[labels]\nthought = 'Thought:'\n", r"key 'labels.thought': .*colon"),
+        ("base = 'bracket'\nnumbered = [1]\n", r"key 'numbered'"),
+        ("base = 'bracket'\narguments = 'json'\n", r"does not go with arguments"),
+        ("base = 'bracket'\ngrammar = 'missing.lark'\n", r"key 'grammar': grammar file .* not found"),
+        ("base = 'bracket'\nstop = ['']\n", r"stop sequences must not be empty"),
+    ],
+    ids=["toml-syntax", "unknown-key", "unknown-base", "label-with-colon", "wrong-type",
+         "syntax-arguments", "missing-grammar", "empty-stop"],
+)
+def test_bad_format_files_name_file_and_key(tmp_path: Path, text: str, message: str) -> None:
+    p = write(tmp_path, text)
+    with pytest.raises(FormatError, match=message) as info:
+        load_format(p)
+    assert str(p) in str(info.value) or "fmt.toml" in str(info.value)
+    assert "\n" not in str(info.value)
+
+
+def test_missing_format_file_and_unknown_name() -> None:
+    with pytest.raises(FormatError, match="not found"):
+        get_format("does/not/exist.toml")
+    with pytest.raises(FormatError, match="unknown format 'nope': use one of bracket"):
+        get_format("nope")
+
+
+def test_format_model_is_frozen_and_strict() -> None:
+    fmt = BUILTIN_FORMATS["bracket"]
+    with pytest.raises(ValidationError, match="frozen"):
+        fmt.name = "other"  # type: ignore[misc]
+    with pytest.raises(ValidationError, match="Extra inputs"):
+        Format(name="x", unknown=1)  # type: ignore[call-arg]
+    assert fmt.label("thought") == "Thought:"
+    assert BUILTIN_FORMATS["paper"].label("action", 3) == "Action 3:"
