@@ -57,6 +57,14 @@ class Call:
             raise ValueError(f"Call({self.tool!r}) has positional arguments only")
         return dict(zip(self.names, self.args))
 
+    def key(self) -> tuple[Any, ...]:
+        """A hashable, type-aware identity: ``1``, ``True`` and ``1.0`` differ; lists hash."""
+        return (self.tool, tuple(_freeze(a) for a in self.args), self.names)
+
+    def same_as(self, other: Call) -> bool:
+        """Equality that also compares argument types (``==`` treats ``True == 1``)."""
+        return self.key() == other.key()
+
     def positional(self) -> Call:
         """The same call with names dropped (what a positional format can carry)."""
         return Call(self.tool, self.args)
@@ -186,6 +194,16 @@ class Step:
                 "context": inv.context,
             }
         return out
+
+
+def _freeze(value: Any) -> Any:
+    if isinstance(value, (list, tuple)):
+        return ("list", tuple(_freeze(v) for v in value))
+    if isinstance(value, dict):
+        return ("dict", tuple(sorted((str(k), _freeze(v)) for k, v in value.items())))
+    if isinstance(value, (set, frozenset)):
+        return ("set", tuple(sorted(repr(_freeze(v)) for v in value)))
+    return (type(value).__name__, value)
 
 
 def to_jsonable(value: Any) -> Any:

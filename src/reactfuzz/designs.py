@@ -1,0 +1,159 @@
+"""Designs: a format, a parser and a dispatcher together -- what an agent actually ships.
+
+The built-in designs are the ones the toolkit compares: the classic loops (regex parser
++ positional dispatch), the hardened regex with typed dispatch, and the grammar with typed
+dispatch in a bracket and in a JSON format. :func:`decision_table` runs the abuses that
+decide between a parser and a schema through each of them; ``docs/concepts.md`` shows
+that table, written by ``python -m reactfuzz.docgen`` (a test keeps it current).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .dispatch import Outcome, get_dispatcher
+from .formats import Format, get_format
+from .model import Call, Intent, Step
+from .oracle import STRICT, Policy, Verdict, judge, oracle
+from .parsers import get_parser
+from .render import render
+from .tools import ToolRegistry, default_registry
+
+__all__ = ["BUILTIN_DESIGNS", "DECISION_CASES", "Design", "Trial", "decision_table"]
+
+
+@dataclass(frozen=True)
+class Design:
+    """A format, the parser that reads it and the dispatcher that acts on the Step."""
+
+    name: str
+    format: str
+    parser: str
+    dispatcher: str
+    description: str = ""
+
+    @property
+    def fmt(self) -> Format:
+        """The design's Format."""
+        return get_format(self.format)
+
+    def run(self, completion: str, registry: ToolRegistry) -> tuple[Step, Outcome]:
+        """Parse and dispatch one completion."""
+        step = get_parser(self.parser, self.fmt).parse(completion)
+        return step, get_dispatcher(self.dispatcher)(step, registry)
+
+
+BUILTIN_DESIGNS: dict[str, Design] = {
+    d.name: d
+    for d in [
+        Design("classic", "bracket", "classic-bracket", "positional",
+               "tutorial loop: regex, split on commas, call positionally"),
+        Design("classic-unanchored", "bracket", "classic-unanchored", "positional",
+               "unanchored regex anywhere in the text, positional call"),
+        Design("classic-action-input", "action-input", "classic-action-input", "positional",
+               "MRKL regexes, the input passed as one positional argument"),
+        Design("hardened", "bracket", "hardened-bracket", "typed",
+               "careful regex, then schema validation"),
+        Design("grammar", "bracket", "grammar", "typed",
+               "the bracket grammar, then schema validation"),
+        Design("json-args", "json-args", "grammar", "typed",
+               "named JSON arguments, the grammar, then schema validation"),
+    ]
+}
+
+
+@dataclass(frozen=True)
+class Trial:
+    """One intent written in one design's format, and what the design did with it."""
+
+    case: str
+    design: str
+    completion: str
+    step: Step
+    outcome: Outcome
+    verdict: Verdict
+
+
+# The abuses that decide between a parser and a schema, on the default registry.
+# (case id, what the model meant); a case id ending in "(quoted)" is written with the
+# bracket format's JSON-string quoting, the way a model told to quote would write it.
+DECISION_CASES: list[tuple[str, Intent]] = [
+    ("valid call", Call.named("list_invoices", customer_id="cus_8812", since="2026-07-01")),
+    ("malformed: a date that is not a date",
+     Call.named("list_invoices", customer_id="cus_8812", since="last July")),
+    ("malformed: an id that breaks its pattern", Call.named("get_charge", charge_id="INV-2041")),
+    ("malformed: path traversal", Call.named("read_file", path="../../etc/passwd")),
+    ("missing: a required argument left out", Call.named("list_invoices", customer_id="cus_8812")),
+    ("missing: the only argument left out", Call.named("get_charge")),
+    ("undeclared: one argument too many",
+     Call.named("get_charge", charge_id="ch_1", expand="true")),
+    ("comma inside the only argument", Call.named("search", query="Paris, France")),
+    ("comma inside, optional parameter after", Call.named("get_weather", city="Paris, France")),
+    ("comma inside, optional string after",
+     Call.named("send_email", to="bob@example.com", subject="Hi, Bob")),
+    ("comma inside, optional string after (quoted)",
+     Call.named("send_email", to="bob@example.com", subject="Hi, Bob")),
+]
+
+TABLE_DESIGNS = ("classic", "hardened", "grammar", "json-args")
+
+
+def decision_table(
+    designs: tuple[str, ...] = TABLE_DESIGNS,
+    cases: list[tuple[str, Intent]] | None = None,
+    policy: Policy = STRICT,
+) -> list[Trial]:
+    """Run every case through every design (each on a fresh default registry)."""
+    trials = []
+    for case, intent in cases or DECISION_CASES:
+        for name in designs:
+            design = BUILTIN_DESIGNS[name]
+            registry = default_registry()
+            quoted = case.endswith("(quoted)")
+            text = render(intent, design.fmt, thought="I will use a tool.", quote=quoted)
+            step, outcome = design.run(text, registry)
+            acceptable = oracle(intent, design.fmt, registry, policy, quoted=quoted)
+            verdict = judge(outcome, acceptable, registry, completion=text, fmt=design.fmt)
+            trials.append(Trial(case, name, text, step, outcome, verdict))
+    return trials
+
+
+def decision_table_markdown(trials: list[Trial] | None = None) -> str:
+    """The table as Markdown: one row per case, one verdict cell per design."""
+    trials = trials if trials is not None else decision_table()
+    designs = list(dict.fromkeys(t.design for t in trials))
+    cases = list(dict.fromkeys(t.case for t in trials))
+    cell = {(t.case, t.design): t for t in trials}
+    head = "| what the model meant | as written (bracket) | " + " | ".join(
+        f"{d}<br>`{BUILTIN_DESIGNS[d].parser}` + {BUILTIN_DESIGNS[d].dispatcher}" for d in designs
+    ) + " |"
+    lines = [head, "|" + "---|" * (len(designs) + 2)]
+    for case in cases:
+        first = next(t for t in trials if t.case == case)
+        bracket = next(
+            (t.completion for t in trials if t.case == case and BUILTIN_DESIGNS[t.design].format
+             == "bracket"), first.completion,
+        ).split("\n")[-1]
+        row = [case, f"`{bracket}`"]
+        for d in designs:
+            t = cell[(case, d)]
+            mark = "ok" if t.verdict.ok else f"**{t.verdict.kind}**"
+            what = _outcome_short(t.outcome)
+            row.append(f"{mark}: {what}")
+        lines.append("| " + " | ".join(row) + " |")
+    return "\n".join(lines)
+
+
+def _outcome_short(outcome: Outcome) -> str:
+    kind = outcome.kind
+    if kind == "executed":
+        c = outcome.call  # type: ignore[union-attr]
+        inner = ", ".join(
+            f"{n}={a!r}" for n, a in zip(c.names or (), c.args)
+        )
+        return f"ran {c.tool}({inner})".replace("|", "\\|")
+    if kind == "rejected":
+        return f"refused [{outcome.reason}]"  # type: ignore[union-attr]
+    if kind == "crashed":
+        return f"{outcome.exc_type}"  # type: ignore[union-attr]
+    return f"answered {outcome.answer!r}"  # type: ignore[union-attr]

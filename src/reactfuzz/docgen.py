@@ -1,0 +1,86 @@
+"""Write the generated parts of the docs from the code, so they cannot drift.
+
+``python -m reactfuzz.docgen`` rewrites every block between ``<!-- BEGIN name -->`` and
+``<!-- END name -->`` in the files below; ``--check`` only reports stale blocks (exit 1).
+A test runs the check.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+__all__ = ["BLOCKS", "main", "render_blocks"]
+
+
+def _decision_table() -> str:
+    from .designs import decision_table_markdown
+
+    return decision_table_markdown()
+
+
+def _verdicts() -> str:
+    from .oracle import SEVERITY
+
+    meaning = {
+        "ok": "the outcome is one the oracle accepts",
+        "wrong-call": "a call ran that differs from the intent: another tool or other arguments",
+        "unvalidated-call": "the intended tool ran with arguments that break its schema",
+        "hijacked-answer": "a final answer other than the intent, or an answer where an action"
+        " was meant",
+        "fabricated-observation": "a model-written observation entered the transcript",
+        "crash": "the parser or dispatcher raised: the loop died",
+        "timeout": "the parser ran past its time limit",
+        "silent-drop": "a valid intent was refused",
+        "wrong-rejection": "refused, but for the wrong reason",
+    }
+    rows = ["| verdict | severity | meaning |", "|---|---|---|"]
+    rows += [f"| `{k}` | {SEVERITY[k]} | {meaning[k]} |" for k in SEVERITY]
+    return "\n".join(rows)
+
+
+# file (relative to the repository root) -> block name -> generator
+BLOCKS: dict[str, dict[str, Callable[[], str]]] = {
+    "docs/concepts.md": {"decision-table": _decision_table, "verdicts": _verdicts},
+}
+
+
+def render_blocks(text: str, blocks: dict[str, Callable[[], str]]) -> str:
+    """Replace each named block's body in ``text`` with its generator's output."""
+    for name, fn in blocks.items():
+        pattern = re.compile(
+            rf"(<!-- BEGIN {re.escape(name)} -->\n).*?(<!-- END {re.escape(name)} -->)", re.S
+        )
+        if not pattern.search(text):
+            raise ValueError(f"block {name!r} has no BEGIN/END markers")
+        body = fn().rstrip("\n") + "\n"
+        text = pattern.sub(lambda m, body=body: m.group(1) + body + m.group(2), text)
+    return text
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Rewrite (or with ``--check``, verify) the generated doc blocks."""
+    ap = argparse.ArgumentParser(prog="python -m reactfuzz.docgen")
+    ap.add_argument("--check", action="store_true", help="exit 1 if a block is stale")
+    ap.add_argument("--root", default=".", help="repository root (default: .)")
+    args = ap.parse_args(argv)
+    stale = []
+    for rel, blocks in BLOCKS.items():
+        path = Path(args.root) / rel
+        old = path.read_text(encoding="utf-8")
+        new = render_blocks(old, blocks)
+        if new != old:
+            stale.append(rel)
+            if not args.check:
+                path.write_text(new, encoding="utf-8")
+    if args.check and stale:
+        print(f"stale generated docs: {', '.join(stale)} (run python -m reactfuzz.docgen)")
+        return 1
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,326 @@
+"""The oracle (the dispatch model) and verdicts.
+
+For a scenario -- what the model meant (an :data:`~reactfuzz.model.Intent`, possibly an
+argument list its schema refuses), the format it was written in, and the abuse applied
+to how it was written -- :func:`oracle` returns the set of acceptable outcomes under a
+:class:`Policy`: the intended call executes exactly, or it is refused with the right kind.
+Never a different call. :func:`judge` then compares what a design did with that set and
+names the verdict, its severity and the argument or label responsible.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Literal
+
+from pydantic import ValidationError
+
+from .dispatch import (
+    REJECT_KINDS,
+    Crashed,
+    Executed,
+    Finished,
+    Outcome,
+    Rejected,
+    RejectKind,
+    validation_summary,
+)
+from .formats import Format, get_format
+from .model import Call, FinalAnswer, Intent
+from .render import representable
+from .tools import ToolRegistry
+
+__all__ = [
+    "SEVERITY",
+    "STRICT",
+    "Acceptable",
+    "Expectation",
+    "Policy",
+    "Verdict",
+    "VerdictKind",
+    "judge",
+    "oracle",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class Policy:
+    """What the application promises about dispatch; strict by default.
+
+    ``one_action_per_turn``: a second action in one completion makes it ambiguous (it is
+    refused, never partly run). ``answer_with_action``: an answer next to an action is
+    ambiguous. ``undeclared_args``: ``"refuse"`` an argument the schema does not declare,
+    or ``"drop"`` it (then running the call without it is also acceptable).
+    """
+
+    one_action_per_turn: bool = True
+    answer_with_action: Literal["ambiguous", "action-wins"] = "ambiguous"
+    undeclared_args: Literal["refuse", "drop"] = "refuse"
+
+
+STRICT = Policy()
+"""The default policy."""
+
+
+@dataclass(frozen=True, slots=True)
+class Expectation:
+    """What an abuse of the *writing* adds to the acceptable set.
+
+    ``rejections`` are refusal kinds that are right for the abused text (a second action
+    line may be refused as ``ambiguous``); ``allow_intended=False`` says the intended call
+    must *not* run (the text no longer carries it unambiguously); ``note`` says why.
+    """
+
+    rejections: frozenset[str] = frozenset()
+    allow_intended: bool = True
+    note: str = ""
+
+
+# Any refusal is right when the format cannot carry the intent at all.
+_AMBIGUITY: frozenset[str] = frozenset(REJECT_KINDS)
+
+
+@dataclass(frozen=True)
+class Acceptable:
+    """The outcomes the oracle accepts for one scenario, and why."""
+
+    intent: Intent
+    calls: tuple[Call, ...] = ()
+    answers: tuple[str, ...] = ()
+    rejections: frozenset[str] = frozenset()
+    reason: str = ""
+    representable: bool = True
+
+    def accepts(self, outcome: Outcome) -> bool:
+        """Whether the outcome is one of the acceptable ones (calls compared by type too)."""
+        if isinstance(outcome, Executed):
+            return any(outcome.call.same_as(c) for c in self.calls)
+        if isinstance(outcome, Finished):
+            return outcome.answer in self.answers
+        if isinstance(outcome, Rejected):
+            return outcome.reason in self.rejections
+        return False
+
+    def describe(self) -> str:
+        """One line: what would have been right."""
+        parts = [f"run {c}" for c in self.calls] + [f"answer {a!r}" for a in self.answers]
+        if self.rejections:
+            parts.append("refuse as " + "/".join(sorted(self.rejections)))
+        return " or ".join(parts) or "nothing"
+
+
+def _bind_intent(call: Call, registry: ToolRegistry, policy: Policy) -> tuple[
+    dict | None, RejectKind | None, str
+]:
+    """The intent's arguments by name, or the refusal kind its schema implies."""
+    tool = registry.get(call.tool)
+    if tool is None:
+        return None, "unknown-tool", f"there is no tool {call.tool!r}"
+    names = tool.names
+    if call.names is not None:
+        kwargs = dict(zip(call.names, call.args))
+        undeclared = [n for n in call.names if n not in names]
+        if len(set(call.names)) != len(call.names):
+            return None, "extra-arg", "an argument is given twice"
+        if undeclared:
+            if policy.undeclared_args == "refuse":
+                return None, "extra-arg", f"{call.tool} declares no argument {undeclared[0]!r}"
+            kwargs = {k: v for k, v in kwargs.items() if k in names}
+    else:
+        if len(call.args) > len(names):
+            return None, "extra-arg", (
+                f"{call.tool} takes {len(names)} argument(s), the intent has {len(call.args)}"
+            )
+        kwargs = dict(zip(names, call.args))
+    missing = [n for n in tool.required_names if n not in kwargs]
+    if missing:
+        return None, "missing-arg", f"{call.tool} needs {missing[0]!r}"
+    return kwargs, None, ""
+
+
+def oracle(
+    intent: Intent,
+    fmt: Format | str,
+    registry: ToolRegistry,
+    policy: Policy = STRICT,
+    *,
+    expectation: Expectation | None = None,
+    quoted: bool = False,
+) -> Acceptable:
+    """The acceptable outcomes for an intent written in ``fmt`` (see the module docstring).
+
+    ``quoted`` says the text used the format's quoting (bracket: JSON strings), which
+    carries delimiters a bare argument cannot.
+    """
+    fmt = get_format(fmt)
+    rep = representable(intent, fmt, quote=quoted)
+    calls: tuple[Call, ...] = ()
+    answers: tuple[str, ...] = ()
+    rejections: set[str] = set()
+    if isinstance(intent, FinalAnswer):
+        answers = (intent.text,)
+        reason = "the model meant to answer"
+    else:
+        kwargs, kind, why = _bind_intent(intent, registry, policy)
+        if kind is not None:
+            rejections.add(kind)
+            reason = f"refuse: {why}"
+        else:
+            assert kwargs is not None
+            try:
+                calls = (registry.validate(intent.tool, kwargs),)
+                reason = "the intended call is valid"
+            except ValidationError as e:
+                kind, message = validation_summary(e)
+                rejections.add(kind)
+                reason = f"refuse: {intent.tool}: {message}"
+            if policy.undeclared_args == "drop" and intent.names is not None and calls:
+                rejections.add("extra-arg")
+    if not rep:
+        rejections |= _AMBIGUITY
+        reason += f"; the format cannot carry it ({rep.reason})"
+    if expectation is not None:
+        rejections |= set(expectation.rejections)
+        if not expectation.allow_intended:
+            calls, answers = (), ()
+        if expectation.note:
+            reason += f"; {expectation.note}"
+    return Acceptable(intent, calls, answers, frozenset(rejections), reason, bool(rep))
+
+
+VerdictKind = Literal[
+    "ok",
+    "wrong-call",
+    "unvalidated-call",
+    "hijacked-answer",
+    "fabricated-observation",
+    "crash",
+    "timeout",
+    "silent-drop",
+    "wrong-rejection",
+]
+
+SEVERITY: dict[str, str] = {
+    "ok": "none",
+    "wrong-call": "critical",
+    "hijacked-answer": "critical",
+    "fabricated-observation": "critical",
+    "unvalidated-call": "high",
+    "crash": "high",
+    "timeout": "high",
+    "silent-drop": "medium",
+    "wrong-rejection": "low",
+}
+"""How bad each verdict is: a wrong command running outranks a loop that dies."""
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """The judgement of one outcome: kind, severity and a one-line explanation."""
+
+    kind: VerdictKind
+    explanation: str
+    severity: str = field(default="")
+
+    def __post_init__(self) -> None:
+        if not self.severity:
+            object.__setattr__(self, "severity", SEVERITY[self.kind])
+
+    @property
+    def ok(self) -> bool:
+        """True for the ``ok`` verdict."""
+        return self.kind == "ok"
+
+    def __str__(self) -> str:
+        return f"{self.kind} ({self.severity}): {self.explanation}"
+
+
+def _arg_diff(ran: Call, meant: Call) -> str:
+    """Name the arguments that differ between two calls of the same tool."""
+    if ran.names is None or meant.names is None:
+        return f"ran {ran}, meant {meant}"
+    r, m = dict(zip(ran.names, ran.args)), dict(zip(meant.names, meant.args))
+    diffs = [
+        f"{k}={r.get(k)!r} (meant {m.get(k)!r})"
+        for k in dict.fromkeys([*m, *r])
+        if Call("x", (r.get(k),)).key() != Call("x", (m.get(k),)).key()
+    ]
+    return "arguments differ: " + ", ".join(diffs) if diffs else f"ran {ran}"
+
+
+def _label_responsible(completion: str | None, fmt: Format | None) -> str:
+    """Where an answer label sits inside the text, if not at a line start."""
+    if not completion or fmt is None:
+        return ""
+    words = [w for w in (fmt.labels.answer, fmt.finish_action) if w]
+    for n, line in enumerate(completion.split("\n"), 1):
+        for w in words:
+            col = line.find(w)
+            if col > 0:
+                return f"; '{w}' stands inside line {n} at column {col + 1}, not at its start"
+            if col == 0 and not re.match(re.escape(w) + r"(?: ?\d+)?[:\[]", line):
+                return f"; line {n} starts with '{w}' written differently"
+    return ""
+
+
+def judge(
+    observed: Outcome,
+    acceptable: Acceptable,
+    registry: ToolRegistry,
+    *,
+    completion: str | None = None,
+    fmt: Format | str | None = None,
+) -> Verdict:
+    """Compare what a design did with what the oracle accepts."""
+    fmt_obj = get_format(fmt) if fmt is not None else None
+    intent = acceptable.intent
+    if isinstance(observed, Crashed):
+        return Verdict("crash", f"the loop died: {observed.exc_type}: {observed.message}")
+    if acceptable.accepts(observed):
+        return Verdict("ok", f"{observed} is acceptable ({acceptable.reason})")
+    if isinstance(observed, Executed):
+        ran = observed.call
+        if isinstance(intent, FinalAnswer):
+            return Verdict("wrong-call", f"ran {ran} where the model meant to answer")
+        try:
+            normalized = registry.validate(ran.tool, ran.kwargs()) if ran.names else None
+        except ValidationError as e:
+            _, message = validation_summary(e)
+            if ran.tool == intent.tool:
+                return Verdict(
+                    "unvalidated-call",
+                    f"ran {ran.tool} with arguments its schema refuses: {message}",
+                )
+            return Verdict("wrong-call", f"ran {ran} instead of {intent} (and unvalidated)")
+        except Exception:  # an unknown tool or an unnamed call: still not the intent
+            normalized = None
+        if normalized is not None and any(normalized.same_as(c) for c in acceptable.calls):
+            return Verdict("ok", f"{ran} validates to the intended call")
+        if ran.tool != intent.tool:
+            return Verdict("wrong-call", f"ran {ran.tool} instead of {intent.tool}: {ran}")
+        meant = acceptable.calls[0] if acceptable.calls else intent
+        diff = _arg_diff(normalized or ran, meant)
+        return Verdict("wrong-call", f"ran the wrong {ran.tool} call: {diff}")
+    if isinstance(observed, Finished):
+        where = _label_responsible(completion, fmt_obj)
+        if isinstance(intent, FinalAnswer):
+            return Verdict(
+                "hijacked-answer",
+                f"finished with {observed.answer!r} instead of {intent.text!r}{where}",
+            )
+        return Verdict(
+            "hijacked-answer",
+            f"finished with {observed.answer!r} where the model meant {intent}{where}",
+        )
+    assert isinstance(observed, Rejected)
+    if not acceptable.rejections:
+        return Verdict(
+            "silent-drop",
+            f"refused a valid intent {intent} as {observed.reason}: {observed.message}",
+        )
+    want = "/".join(sorted(acceptable.rejections))
+    return Verdict(
+        "wrong-rejection",
+        f"refused as {observed.reason}, but the right refusal is {want} ({acceptable.reason})",
+    )
