@@ -59,6 +59,7 @@ def test_typed_designs_only_run_the_intent_or_refuse_rightly(trial) -> None:
         # `send_email[bob@example.com, Hi, Bob]` IS a valid three-argument call in bracket:
         # no parser or schema can know the comma was meant inside the subject.
         assert trial.verdict.kind == "wrong-call"
+        assert trial.verdict.cause == "protocol"
         assert "subject='Hi'" in trial.verdict.explanation
         assert not representable(dict(DECISION_CASES)[trial.case], "bracket")
     else:

@@ -58,6 +58,10 @@ BUILTIN_DESIGNS: dict[str, Design] = {
                "the bracket grammar, then schema validation"),
         Design("json-args", "json-args", "grammar", "typed",
                "named JSON arguments, the grammar, then schema validation"),
+        Design("grammar-paper", "paper", "grammar", "typed",
+               "the paper grammar (one argument), then schema validation"),
+        Design("grammar-action-input", "action-input", "grammar", "typed",
+               "the action-input grammar (one argument), then schema validation"),
     ]
 }
 
@@ -138,6 +142,8 @@ def decision_table_markdown(trials: list[Trial] | None = None) -> str:
         for d in designs:
             t = cell[(case, d)]
             mark = "ok" if t.verdict.ok else f"**{t.verdict.kind}**"
+            if t.verdict.cause == "protocol":
+                mark += " (protocol)"
             what = _outcome_short(t.outcome)
             row.append(f"{mark}: {what}")
         lines.append("| " + " | ".join(row) + " |")

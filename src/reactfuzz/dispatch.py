@@ -34,6 +34,7 @@ __all__ = [
     "Outcome",
     "RejectKind",
     "Rejected",
+    "bind_typed",
     "dispatch_positional",
     "dispatch_typed",
     "get_dispatcher",
@@ -150,6 +151,14 @@ def validation_summary(err: ValidationError) -> tuple[RejectKind, str]:
 
 def dispatch_typed(step: Step, registry: ToolRegistry) -> Outcome:
     """Bind and validate against the tool's schema; refuse anything undeclared or invalid."""
+    outcome = bind_typed(step, registry)
+    if isinstance(outcome, Executed):
+        registry.execute(outcome.call)
+    return outcome
+
+
+def bind_typed(step: Step, registry: ToolRegistry) -> Outcome:
+    """What typed dispatch decides for a Step, without executing anything."""
     if step.answer is not None:
         return Finished(step.answer)
     if step.action is None:
@@ -188,7 +197,6 @@ def dispatch_typed(step: Step, registry: ToolRegistry) -> Outcome:
     except ValidationError as e:
         kind, message = validation_summary(e)
         return Rejected(kind, f"{tool.name}: {message}")
-    registry.execute(call)
     return Executed(call)
 
 

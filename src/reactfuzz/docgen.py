@@ -42,9 +42,55 @@ def _verdicts() -> str:
     return "\n".join(rows)
 
 
+def _minimal_example(abuse_id: str) -> tuple[str, str]:
+    """The simplest scenario of an operator (Hypothesis's shrunk first example)."""
+    from hypothesis import HealthCheck, Phase, find, settings
+
+    from .strategies import ABUSES, scenarios
+    from .tools import default_registry
+
+    op = ABUSES[abuse_id]
+    fmt = next(f for f in ("bracket", "json-args", "action-input", "paper") if op.applies_to(f))
+    sc = find(
+        scenarios(default_registry(), fmt, abuses=[abuse_id]),
+        lambda s: True,
+        # the first example generated, unshrunk: Hypothesis tries the simplest input first,
+        # and shrinking paths vary with process state, which would make the docs flicker
+        settings=settings(database=None, derandomize=True, max_examples=200,
+                          phases=[Phase.generate], suppress_health_check=list(HealthCheck)),
+    )
+    return fmt, sc.raw
+
+
+def _cell(text: str) -> str:
+    # invisible characters and line breaks shown as escapes, so the cell stays one line
+    shown = text.encode("unicode_escape").decode("ascii")
+    shown = shown.replace("|", "\\|").replace("`", "'")
+    return f"`{shown}`"
+
+
+def _abuse_catalogue() -> str:
+    from .strategies import ABUSES
+
+    rows = [
+        "| id | what it does | why it matters | the oracle expects | example (simplest) |"
+        " classic designs it breaks |",
+        "|---|---|---|---|---|---|",
+    ]
+    for op in ABUSES.values():
+        fmt, example = _minimal_example(op.id)
+        broken = ", ".join(f"`{d}`" for d in op.breaks) or f"none: {op.breaks_none_because}"
+        rows.append(
+            f"| `{op.id}` | {op.description} | {op.why} | {op.expects} |"
+            f" {fmt}: {_cell(example)} | {broken} |"
+        )
+    return "\n".join(rows)
+
+
 # file (relative to the repository root) -> block name -> generator
 BLOCKS: dict[str, dict[str, Callable[[], str]]] = {
     "docs/concepts.md": {"decision-table": _decision_table, "verdicts": _verdicts},
+    "docs/abuses.md": {"catalogue": _abuse_catalogue},
 }
 
 

@@ -478,8 +478,11 @@ def _check_numbering(tree: Tree, text: str, fmt: Format, start: str) -> Invalid 
                 )
             continue
         assert n is not None
+        # a new step starts after an observation, or with a thought after a thought-only step
         if current is None or (
-            n == current + 1 and role != "observation" and seen[-1] == "observation"
+            n == current + 1
+            and role != "observation"
+            and (seen[-1] == "observation" or (role == "thought" and seen == ["thought"]))
         ):
             current, seen = n, [role]
             continue

@@ -24,11 +24,13 @@ from .dispatch import (
     Outcome,
     Rejected,
     RejectKind,
+    bind_typed,
     validation_summary,
 )
 from .formats import Format, get_format
+from .grammars import grammar_parse
 from .model import Call, FinalAnswer, Intent
-from .render import representable
+from .render import Representability, representable
 from .tools import ToolRegistry
 
 __all__ = [
@@ -139,6 +141,24 @@ def _bind_intent(call: Call, registry: ToolRegistry, policy: Policy) -> tuple[
     return kwargs, None, ""
 
 
+def _positional_order(
+    intent: Call, fmt: Format, registry: ToolRegistry
+) -> Representability | None:
+    """In a positional format, named arguments must be a prefix of the declared order."""
+    tool = registry.get(intent.tool)
+    if intent.names is None or fmt.family == "json_args" or tool is None:
+        return None
+    declared = [n for n in intent.names if n in tool.names]
+    n_decl = len(declared)
+    in_order = tuple(declared) == tool.names[:n_decl]
+    extras_last = all(n in tool.names for n in intent.names[:n_decl])
+    if in_order and extras_last:
+        return None
+    return Representability(
+        False, "positional text cannot say which argument is missing or out of order"
+    )
+
+
 def oracle(
     intent: Intent,
     fmt: Format | str,
@@ -155,6 +175,8 @@ def oracle(
     """
     fmt = get_format(fmt)
     rep = representable(intent, fmt, quote=quoted)
+    if rep and isinstance(intent, Call):
+        rep = _positional_order(intent, fmt, registry) or rep
     calls: tuple[Call, ...] = ()
     answers: tuple[str, ...] = ()
     rejections: set[str] = set()
@@ -217,11 +239,17 @@ SEVERITY: dict[str, str] = {
 
 @dataclass(frozen=True)
 class Verdict:
-    """The judgement of one outcome: kind, severity and a one-line explanation."""
+    """The judgement of one outcome: kind, severity and a one-line explanation.
+
+    ``cause`` is ``"design"`` when the parser or dispatcher got it wrong, and
+    ``"protocol"`` when the format cannot carry the intent and the design did exactly what
+    the text says (the grammar's reading): the protocol is ambiguous, not the parser.
+    """
 
     kind: VerdictKind
     explanation: str
     severity: str = field(default="")
+    cause: Literal["design", "protocol"] = "design"
 
     def __post_init__(self) -> None:
         if not self.severity:
@@ -264,6 +292,30 @@ def _label_responsible(completion: str | None, fmt: Format | None) -> str:
     return ""
 
 
+def _cause(
+    observed: Outcome,
+    registry: ToolRegistry,
+    completion: str | None,
+    fmt: Format | None,
+) -> Literal["design", "protocol"]:
+    """``protocol`` when the format's own reading of the text (grammar + typed) is exactly
+    what happened: the design did what the text says, and the text or the format is at
+    fault (an unquoted comma, a bracket that is content in ``paper``, a stop-sequence cut)."""
+    if completion is None or fmt is None:
+        return "design"
+    reading = bind_typed(grammar_parse(completion, fmt), registry)
+    if isinstance(observed, Executed) and isinstance(reading, Executed):
+        ran = observed.call
+        try:
+            ran = registry.validate(ran.tool, ran.kwargs()) if ran.names else ran
+        except Exception:
+            return "design"
+        return "protocol" if reading.call.same_as(ran) else "design"
+    if isinstance(observed, Finished) and isinstance(reading, Finished):
+        return "protocol" if reading.answer == observed.answer else "design"
+    return "design"
+
+
 def judge(
     observed: Outcome,
     acceptable: Acceptable,
@@ -282,7 +334,8 @@ def judge(
     if isinstance(observed, Executed):
         ran = observed.call
         if isinstance(intent, FinalAnswer):
-            return Verdict("wrong-call", f"ran {ran} where the model meant to answer")
+            return Verdict("wrong-call", f"ran {ran} where the model meant to answer",
+                           cause=_cause(observed, registry, completion, fmt_obj))
         try:
             normalized = registry.validate(ran.tool, ran.kwargs()) if ran.names else None
         except ValidationError as e:
@@ -298,20 +351,28 @@ def judge(
         if normalized is not None and any(normalized.same_as(c) for c in acceptable.calls):
             return Verdict("ok", f"{ran} validates to the intended call")
         if ran.tool != intent.tool:
-            return Verdict("wrong-call", f"ran {ran.tool} instead of {intent.tool}: {ran}")
+            return Verdict("wrong-call", f"ran {ran.tool} instead of {intent.tool}: {ran}",
+                           cause=_cause(observed, registry, completion, fmt_obj))
         meant = acceptable.calls[0] if acceptable.calls else intent
         diff = _arg_diff(normalized or ran, meant)
-        return Verdict("wrong-call", f"ran the wrong {ran.tool} call: {diff}")
+        cause = _cause(observed, registry, completion, fmt_obj)
+        note = " (the text says exactly this: the format cannot carry the intent)" if (
+            cause == "protocol"
+        ) else ""
+        return Verdict("wrong-call", f"ran the wrong {ran.tool} call: {diff}{note}", cause=cause)
     if isinstance(observed, Finished):
         where = _label_responsible(completion, fmt_obj)
+        cause = _cause(observed, registry, completion, fmt_obj)
         if isinstance(intent, FinalAnswer):
             return Verdict(
                 "hijacked-answer",
                 f"finished with {observed.answer!r} instead of {intent.text!r}{where}",
+                cause=cause,
             )
         return Verdict(
             "hijacked-answer",
             f"finished with {observed.answer!r} where the model meant {intent}{where}",
+            cause=cause,
         )
     assert isinstance(observed, Rejected)
     if not acceptable.rejections:
