@@ -125,6 +125,7 @@ def test_positional_binds_like_python_and_records(reg) -> None:
         ("Action: delete_account[1]", "crashed", "KeyError"),
         ("Action: search[]", "crashed", "missing 1 required positional argument"),
         ("Action: get_time[]", "executed", "get_time"),
+        ("Action: list_invoices[cus_1]", "crashed", "missing 1 required positional argument"),
         ("Answer: done", "finished", "done"),
         ("Thought: nothing", "rejected", "unparseable"),
     ],

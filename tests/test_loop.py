@@ -159,7 +159,8 @@ def test_other_formats_run_with_the_grammar(fmt, script) -> None:
 
 # --- how a loop ends -----------------------------------------------------------------------
 
-ACT = " Check the time.\nAction: get_time[]"
+# a one-argument action: the classic loop splits `get_time[]` into one empty argument
+ACT = " Check the weather.\nAction: get_weather[Paris]"
 ANSWER = " Done.\nAnswer: noon"
 GARBLED = " I am not sure what to do next."
 
@@ -463,7 +464,7 @@ def test_hypothesis_finds_the_hostile_observation_that_decides() -> None:
 
 def test_parsing_the_transcript_replays_the_first_action_for_the_unanchored_regex() -> None:
     _, trace = steps_with(None, "classic-unanchored", "transcript")
-    assert [c.tool for c in trace.calls] == ["get_time"] * 3 and trace.end == "step-limit"
+    assert [c.tool for c in trace.calls] == ["get_weather"] * 3 and trace.end == "step-limit"
 
 
 # --- the multi-turn laws, as a Hypothesis state machine -------------------------------------
@@ -482,7 +483,7 @@ class LoopDesign:
         return f"{self.fmt}/{self.parser}+{self.dispatcher}"
 
 
-BRACKET_CALLS = (Call("list_invoices", ("cus_8812", "2026-07-01")), Call("get_time"),
+BRACKET_CALLS = (Call("list_invoices", ("cus_8812", "2026-07-01")), Call("get_weather", ("Oslo",)),
                  Call("search", ("refund policy",)))
 SINGLE_CALLS = (Call("search", ("refund policy",)), Call("get_charge", ("ch_1",)),
                 Call("get_weather", ("Paris",)))

@@ -11,10 +11,11 @@ import json
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import NoReturn
 
 from . import __version__
 from .conform import conform
-from .errors import InputFileError, ReactfuzzError
+from .errors import InputFileError, ReactfuzzError, UsageError
 from .formats import BUILTIN_FORMATS, get_format
 from .grammars import grammar_source, lark_parser, parse_transcript
 from .model import Call, FinalAnswer, Intent
@@ -174,14 +175,193 @@ def _cmd_demo(args: argparse.Namespace) -> int:
     return 0
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse with one-line errors (exit 2) instead of the usage block."""
+
+    def error(self, message: str) -> NoReturn:  # type: ignore[override]
+        self.exit(2, f"reactfuzz: error: {message} (see '{self.prog} --help')\n")
+
+
+def _expand_abuses(patterns: list[str] | None) -> list[str] | None:
+    """Abuse ids from the command line; ``family.*`` or ``family`` selects a family."""
+    from .strategies import ABUSES
+
+    if not patterns:
+        return None
+    out: list[str] = []
+    for pat in patterns:
+        if pat in ABUSES:
+            out.append(pat)
+            continue
+        prefix = pat[:-2] if pat.endswith(".*") else pat
+        matched = [a for a in ABUSES if a.startswith(prefix + ".")]
+        if not matched:
+            raise UsageError(
+                f"unknown abuse {pat!r}: use an id or family from 'reactfuzz abuses'"
+            )
+        out.extend(matched)
+    return list(dict.fromkeys(out))
+
+
+def _fuzz_targets(args: argparse.Namespace) -> list[str]:
+    targets = list(args.parser or []) + list(args.target or [])
+    targets += [f"regex:{r}" for r in (args.regex or [])]
+    targets += [f"grammar:{g}" for g in (args.grammar or [])]
+    if not targets:
+        raise UsageError("name what to fuzz: --parser NAME, --target module:function,"
+                         " --regex PATTERN or --grammar FILE")
+    return targets
+
+
+def _cmd_fuzz(args: argparse.Namespace) -> int:
+    from .engine import FuzzConfig, run_fuzz
+    from .report import NdjsonLog, ProgressPrinter, render_console
+
+    if args.max_examples < 1:
+        raise UsageError("--max-examples must be at least 1")
+    config = FuzzConfig(
+        targets=_fuzz_targets(args), format=args.format, dispatcher=args.dispatcher,
+        tools=args.tools, checks=args.check or None, abuses=_expand_abuses(args.abuse),
+        seed=args.seed, max_examples=args.max_examples, time_budget=args.time_budget,
+        corpus=None if args.no_corpus else args.corpus, baseline=args.baseline,
+        replay_corpus=not args.no_replay, time_limit=args.time_limit, stream=args.stream,
+    )
+    sinks = []
+    if not args.quiet:
+        sinks.append(ProgressPrinter(sys.stderr))
+    log = NdjsonLog(args.events) if args.events else None
+    if log is not None:
+        sinks.append(log)
+
+    def emit(event) -> None:
+        for s in sinks:
+            s(event)
+
+    try:
+        summary = run_fuzz(config, emit)
+    finally:
+        if log is not None:
+            log.close()
+    if args.strict_protocol:
+        summary.findings.extend(summary.protocol_notes)
+        summary.protocol_notes = []
+    _write_reports(summary, args)
+    print(render_console(summary, color=_color(args)))
+    return summary.exit_code
+
+
+def _color(args: argparse.Namespace) -> bool:
+    if args.color == "always":
+        return True
+    if args.color == "never":
+        return False
+    return sys.stdout.isatty()
+
+
+def _write_reports(summary, args: argparse.Namespace) -> None:
+    from .report import render_markdown, write_html, write_json, write_junit
+
+    if args.json:
+        write_json(summary, args.json)
+    if args.junit:
+        write_junit(summary, args.junit)
+    if args.markdown:
+        _write_text(args.markdown, render_markdown(summary))
+    if args.html:
+        write_html(summary, args.html)
+
+
+def _write_text(path: str, text: str) -> None:
+    try:
+        Path(path).parent.mkdir(parents=True, exist_ok=True)
+        Path(path).write_text(text, encoding="utf-8")
+    except OSError as e:
+        raise UsageError(f"{path}: cannot write: {e.strerror or e}") from None
+
+
+def _cmd_replay(args: argparse.Namespace) -> int:
+    from .engine import replay
+
+    paths = args.paths or ["fuzz_corpus"]
+    for p in paths:
+        if not Path(p).exists():
+            raise InputFileError(f"{p}: no such corpus file or directory")
+    results = replay(paths, target=args.target, dispatcher=args.dispatcher,
+                     time_limit=args.time_limit)
+    if not results:
+        print("no findings to replay")
+        return 0
+    reproduced = [r for r in results if r.reproduced]
+    for r in results:
+        state = "reproduced" if r.reproduced else "FIXED    " if not args.expect_reproduced \
+            else "NOT REPRODUCED"
+        print(f"{state}  {r.path}  [{r.finding.check}/{r.finding.verdict}] -> {r.observed}")
+    print(f"\n{len(reproduced)} of {len(results)} findings reproduce"
+          + (f" against {args.target}" if args.target else ""))
+    if args.json:
+        _write_text(args.json, json.dumps([
+            {"path": str(r.path), "check": r.finding.check, "verdict": r.finding.verdict,
+             "reproduced": r.reproduced, "observed": r.observed} for r in results
+        ], indent=2) + "\n")
+    if args.expect_reproduced:
+        return 0 if len(reproduced) == len(results) else 1
+    return 1 if reproduced else 0
+
+
+def _cmd_study(args: argparse.Namespace) -> int:
+    from .report import render_study_markdown, write_html
+    from .study import STUDY_DESIGNS, render_matrix_text, run_study
+
+    if args.examples < 1:
+        raise UsageError("--examples must be at least 1")
+    progress = None
+    if not args.quiet:
+        def progress(event) -> None:
+            if event.kind == "progress":
+                d = event.data
+                print(f"\r[{d['done']}/{d['total']}] {d['design']} x {d['abuse']}"
+                      f" ({d['bad']}/{d['n']} bad)".ljust(78), end="", file=sys.stderr,
+                      flush=True)
+            elif event.kind == "run-finished":
+                print(file=sys.stderr)
+    result = run_study(designs=args.design or STUDY_DESIGNS, abuses=_expand_abuses(args.abuse),
+                       examples=args.examples, seed=args.seed, emit=progress)
+    out = Path(args.out)
+    _write_text(str(out / "study.md"), render_study_markdown(result))
+    write_html(result, str(out / "study.html"))
+    print(render_matrix_text(result))
+    print(f"\n{len(result.cells)} cells x {result.examples_per_cell} examples, seed"
+          f" {result.seed}, {result.elapsed:.1f}s; wrote {out / 'study.md'} and"
+          f" {out / 'study.html'}")
+    return 0
+
+
+def _cmd_abuses(args: argparse.Namespace) -> int:
+    from .strategies import ABUSES
+
+    w = max(len(a) for a in ABUSES)
+    for a in ABUSES.values():
+        print(f"{a.id:<{w}}  {a.description}")
+    return 0
+
+
+def _cmd_checks(args: argparse.Namespace) -> int:
+    from .checks import CHECKS
+
+    w = max(len(c) for c in CHECKS)
+    for c in CHECKS.values():
+        print(f"{c.id:<{w}}  {c.description}")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser (exposed for documentation and tests)."""
-    p = argparse.ArgumentParser(
+    p = _Parser(
         prog="reactfuzz",
         description="Property-test the parsers behind text-protocol ReAct agents.",
     )
     p.add_argument("--version", action="version", version=f"reactfuzz {__version__}")
-    sub = p.add_subparsers(dest="command", metavar="COMMAND")
+    sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     sub.required = True
 
     s = sub.add_parser("demo", help="show the built-in formats and parsers on a sample transcript")
@@ -211,6 +391,81 @@ def build_parser() -> argparse.ArgumentParser:
                    help="exit 0 when at least this percentage is accepted (default 100)")
     s.add_argument("file", help="JSON Lines file, one transcript per record")
     s.set_defaults(func=_cmd_conform)
+
+    s = sub.add_parser("fuzz", help="fuzz a parser (built-in, your function, regex or grammar)")
+    g = s.add_argument_group("what to fuzz")
+    g.add_argument("--parser", "-p", action="append", metavar="NAME",
+                   help="a built-in parser (repeatable)")
+    g.add_argument("--target", "-t", action="append", metavar="MODULE:FUNCTION",
+                   help="your parser: a function (or object with .parse) importable from here")
+    g.add_argument("--regex", action="append", metavar="PATTERN",
+                   help="your Action regex, with named groups tool and args (or input)")
+    g.add_argument("--grammar", action="append", metavar="FILE", help="your Lark grammar")
+    g.add_argument("--format", "-f", default="bracket", help="built-in format or .toml file")
+    g.add_argument("--tools", default="default",
+                   help="'default', a JSON tools file, or module:attr (registry, functions,"
+                        " pydantic models)")
+    g.add_argument("--dispatcher", default="auto", choices=["auto", "positional", "typed"],
+                   help="auto: positional for classic-* parsers, typed otherwise")
+    g = s.add_argument_group("how hard")
+    g.add_argument("--seed", type=int, help="the run's seed (printed; the same seed, the same"
+                   " findings)")
+    g.add_argument("--max-examples", type=int, default=60,
+                   help="examples per abuse operator and target (default 60)")
+    g.add_argument("--time-budget", type=float, metavar="SECONDS",
+                   help="stop starting operators after this long")
+    g.add_argument("--time-limit", type=float, default=1.0, metavar="SECONDS",
+                   help="per-parse limit; slower is a bounded-time finding (default 1)")
+    g.add_argument("--check", action="append", metavar="ID", help="run only these checks")
+    g.add_argument("--abuse", action="append", metavar="ID",
+                   help="only these operators (an id, or a family like injected.*)")
+    g.add_argument("--stream", choices=["whole", "eager"], default="whole",
+                   help="how your client reads a streamed completion (default whole)")
+    g = s.add_argument_group("corpus")
+    g.add_argument("--corpus", default="fuzz_corpus", metavar="DIR",
+                   help="where findings are written and replayed from (default fuzz_corpus)")
+    g.add_argument("--no-corpus", action="store_true", help="write no corpus files")
+    g.add_argument("--no-replay", action="store_true", help="do not replay the corpus first")
+    g.add_argument("--baseline", metavar="DIR",
+                   help="fail only on findings not already in this corpus")
+    g = s.add_argument_group("reports")
+    g.add_argument("--json", metavar="FILE", help="the summary as JSON")
+    g.add_argument("--events", metavar="FILE", help="an NDJSON log of engine events")
+    g.add_argument("--junit", metavar="FILE", help="JUnit XML (one case per check x abuse)")
+    g.add_argument("--markdown", metavar="FILE", help="a PR-comment summary")
+    g.add_argument("--html", metavar="FILE", help="a self-contained HTML report with plots")
+    g.add_argument("--strict-protocol", action="store_true",
+                   help="count protocol notes (the format cannot carry an intent) as findings")
+    g.add_argument("--quiet", "-q", action="store_true", help="no progress on stderr")
+    g.add_argument("--color", choices=["auto", "always", "never"], default="auto")
+    s.set_defaults(func=_cmd_fuzz)
+
+    s = sub.add_parser("replay", help="re-run corpus findings (regression mode for CI)")
+    s.add_argument("paths", nargs="*", help="corpus files or directories (default fuzz_corpus)")
+    s.add_argument("--target", help="replay against this target instead of each file's own")
+    s.add_argument("--dispatcher", default="auto", choices=["auto", "positional", "typed"],
+                   help="with --target: auto = the target's own (positional for classic-*)")
+    s.add_argument("--time-limit", type=float, default=1.0, metavar="SECONDS")
+    s.add_argument("--expect-reproduced", action="store_true",
+                   help="exit 0 only if every finding still reproduces (corpus self-test)")
+    s.add_argument("--json", metavar="FILE", help="the results as JSON")
+    s.set_defaults(func=_cmd_replay)
+
+    s = sub.add_parser("study", help="every built-in design against every abuse (the main job)")
+    s.add_argument("--examples", "-n", type=int, default=30,
+                   help="examples per design and operator (default 30)")
+    s.add_argument("--seed", type=int, default=0, help="seed (default 0)")
+    s.add_argument("--design", action="append", metavar="NAME", help="only these designs")
+    s.add_argument("--abuse", action="append", metavar="ID", help="only these operators")
+    s.add_argument("--out", default="reactfuzz-study", metavar="DIR",
+                   help="where study.md and study.html go (default reactfuzz-study)")
+    s.add_argument("--quiet", "-q", action="store_true", help="no progress on stderr")
+    s.set_defaults(func=_cmd_study)
+
+    s = sub.add_parser("abuses", help="list the abuse operators")
+    s.set_defaults(func=_cmd_abuses)
+    s = sub.add_parser("checks", help="list the checks")
+    s.set_defaults(func=_cmd_checks)
     return p
 
 

@@ -123,6 +123,8 @@ def dispatch_positional(step: Step, registry: ToolRegistry) -> Outcome:
     action = step.action
     if action.tool not in registry:
         return Crashed("KeyError", repr(action.tool))
+    # the tutorial loop, with the one special case every such loop grows on its first
+    # zero-argument tool: `name[]` means no arguments
     raw = action.raw
     args = [a.strip() for a in raw.split(",")] if raw.strip() else []
     fn = registry.python_callable(action.tool)

@@ -283,6 +283,8 @@ class _Ctx:
     def call(self, pred: Callable[[Tool], bool] | None = None, **kw: Any) -> Call:
         tools = [t.name for t in self.registry if pred is None or pred(t)]
         assume(tools)
+        if self.fmt.arguments == "single":
+            kw["optional"] = False  # a one-argument format carries only the required one
         return self.draw(valid_calls(self.registry, tools=tools, **kw))
 
     def thought(self) -> str:
@@ -394,6 +396,24 @@ ANY_REFUSAL = frozenset(
 )
 
 
+# ---- clean
+
+
+@register_abuse(
+    "clean.render", family="clean",
+    description="no abuse: the intent written exactly as the format says",
+    why="the baseline every other operator is measured against; also the round-trip check",
+    expects="the intended call or answer",
+    breaks=("classic-unanchored",),
+)
+def _clean(ctx: _Ctx) -> Writing:
+    if ctx.draw(st.booleans()):
+        answer = FinalAnswer(ctx.thought())
+        return Writing(answer, ctx.render(answer))
+    intent = ctx.call(lambda t: _single_arg_ok(ctx.fmt, t))
+    return Writing(intent, ctx.render(intent))
+
+
 # ---- malformed
 
 
@@ -498,7 +518,8 @@ def _trailing_text(ctx: _Ctx) -> Writing:
         text = text[:at] + tail + text[at:]
     else:
         text = text + tail
-    return Writing(intent, text, Expectation(frozenset({"unparseable", "malformed-arg"})))
+    # the trailing text may end up in the tool name (action-input): unknown-tool is right too
+    return Writing(intent, text, Expectation(ANY_REFUSAL | {"unknown-tool"}))
 
 
 @register_abuse(
@@ -817,8 +838,8 @@ def _label_in_answer(ctx: _Ctx) -> Writing:
 
 
 def _variant(intent: Intent, new: str) -> Writing:
-    """A label variant: the format refuses it (a retry) or reads the intended call."""
-    return Writing(intent, new, Expectation(frozenset({"unparseable", "missing-arg"})))
+    """A label variant: the format refuses it (for any reason: a retry) or reads the intent."""
+    return Writing(intent, new, Expectation(ANY_REFUSAL))
 
 
 @register_abuse(

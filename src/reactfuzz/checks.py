@@ -1,0 +1,265 @@
+"""Checks: properties a target must keep, as plain functions registered by id.
+
+A check looks at one example -- the scenario, what the target's parser returned, what the
+dispatcher did with it and the oracle's verdict -- and returns a :class:`Failure` or
+``None``. Users add their own with the :func:`check` decorator; the engine runs every
+registered check (or the ones asked for) on every example.
+
+Findings about the target are data (a ``Failure``), never exceptions thrown at the user.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Literal
+
+from .dispatch import Crashed, Executed, Finished, Outcome, Rejected
+from .formats import Format
+from .grammars import grammar_parse
+from .model import Step
+from .oracle import SEVERITY, Verdict
+from .render import written_form
+from .strategies import Scenario
+from .tools import ToolRegistry
+
+__all__ = [
+    "CHECKS",
+    "Check",
+    "CheckInput",
+    "Failure",
+    "check",
+    "get_checks",
+]
+
+
+@dataclass(frozen=True)
+class CheckInput:
+    """Everything a check may look at for one example."""
+
+    scenario: Scenario
+    fmt: Format
+    registry: ToolRegistry
+    step: Step | None
+    outcome: Outcome
+    verdict: Verdict
+    error: str | None = None  # the target's parser raised (not a refusal)
+    timed_out: bool = False
+    elapsed: float = 0.0
+    time_limit: float = 1.0
+    target_is_grammar: bool = False
+    streamed_step: Step | None = None  # the Step when the completion arrived in chunks
+
+
+@dataclass(frozen=True)
+class Failure:
+    """A check that failed: what kind of failure, why, and whose fault it is."""
+
+    kind: str
+    message: str
+    severity: str = "high"
+    cause: Literal["design", "protocol"] = "design"
+
+
+@dataclass(frozen=True)
+class Check:
+    """A registered property: id, one-line description and the function."""
+
+    id: str
+    description: str
+    fn: Callable[[CheckInput], Failure | None] = field(repr=False)
+
+    def __call__(self, inp: CheckInput) -> Failure | None:
+        return self.fn(inp)
+
+
+CHECKS: dict[str, Check] = {}
+"""Every registered check by id, in registration order (the order failures are reported)."""
+
+
+def check(id: str, description: str) -> Callable[
+    [Callable[[CheckInput], Failure | None]], Callable[[CheckInput], Failure | None]
+]:
+    """Register a check function under ``id`` (a decorator)."""
+
+    def deco(fn: Callable[[CheckInput], Failure | None]) -> Callable[[CheckInput], Failure | None]:
+        if id in CHECKS:
+            raise ValueError(f"a check named {id!r} is already registered")
+        CHECKS[id] = Check(id, description, fn)
+        return fn
+
+    return deco
+
+
+def get_checks(ids: list[str] | None = None) -> list[Check]:
+    """The checks with these ids (all when ``None``); unknown ids are a usage error."""
+    from .errors import UsageError
+
+    if ids is None:
+        return list(CHECKS.values())
+    unknown = [i for i in ids if i not in CHECKS]
+    if unknown:
+        raise UsageError(
+            f"unknown check {unknown[0]!r}: use one of {', '.join(CHECKS)}"
+        )
+    return [CHECKS[i] for i in ids]
+
+
+def _verdict_check(kind: str) -> Callable[[CheckInput], Failure | None]:
+    def fn(inp: CheckInput) -> Failure | None:
+        v = inp.verdict
+        if v.kind != kind:
+            return None
+        return Failure(v.kind, v.explanation, v.severity, v.cause)
+
+    return fn
+
+
+check("no-wrong-call", "no call runs that differs from what the model meant")(
+    _verdict_check("wrong-call")
+)
+check("no-unvalidated-call", "the intended tool never runs with arguments its schema refuses")(
+    _verdict_check("unvalidated-call")
+)
+check("no-hijacked-answer", "no answer other than the model's, and none instead of an action")(
+    _verdict_check("hijacked-answer")
+)
+
+
+@check("no-crash", "neither the parser nor the dispatcher raises")
+def _no_crash(inp: CheckInput) -> Failure | None:
+    if inp.error is not None:
+        return Failure("crash", f"the parser raised {inp.error}", SEVERITY["crash"])
+    if isinstance(inp.outcome, Crashed):
+        return Failure("crash", inp.verdict.explanation, SEVERITY["crash"])
+    return None
+
+
+@check("bounded-time", "no parse runs past the time limit (catastrophic backtracking is a finding)")
+def _bounded_time(inp: CheckInput) -> Failure | None:
+    slow = inp.timed_out or inp.elapsed > inp.time_limit
+    if inp.step is not None and inp.step.invalid is not None and inp.step.invalid.code == "timeout":
+        slow = True
+    if not slow:
+        return None
+    return Failure("timeout", f"parsing took longer than {inp.time_limit:g}s"
+                   f" ({len(inp.scenario.completion)} characters)", SEVERITY["timeout"])
+
+
+def _observation_at_line_start(text: str, fmt: Format) -> re.Match[str] | None:
+    word = re.escape(fmt.labels.observation)
+    return re.search(rf"(?m)^{word}(?: ?\d+)?:", text)
+
+
+@check("no-fabricated-observation",
+       "a completion holding a model-written Observation is never acted on")
+def _no_fabricated(inp: CheckInput) -> Failure | None:
+    m = _observation_at_line_start(inp.scenario.completion, inp.fmt)
+    if m is None or not isinstance(inp.outcome, (Executed, Finished)):
+        return None
+    line = inp.scenario.completion.count("\n", 0, m.start()) + 1
+    return Failure(
+        "fabricated-observation",
+        f"acted on a completion whose line {line} is a model-written '{m.group()}'"
+        " (it enters the transcript as if a tool had said it)",
+        SEVERITY["fabricated-observation"],
+    )
+
+
+@check("no-silent-drop", "a valid intent the format can carry is not refused")
+def _no_silent_drop(inp: CheckInput) -> Failure | None:
+    return _verdict_check("silent-drop")(inp)
+
+
+@check("right-rejection", "a refusal names the right reason (missing, extra, malformed, ...)")
+def _right_rejection(inp: CheckInput) -> Failure | None:
+    return _verdict_check("wrong-rejection")(inp)
+
+
+_GENERIC = re.compile(r"^\W*(invalid|error|failed|bad|parse error|could not parse)\W*$", re.I)
+
+
+@check("clean-rejection", "a refusal carries a reason a model could act on")
+def _clean_rejection(inp: CheckInput) -> Failure | None:
+    if not isinstance(inp.outcome, Rejected):
+        return None
+    message = inp.outcome.message.strip()
+    if len(message) >= 12 and not _GENERIC.match(message):
+        return None
+    return Failure(
+        "unclear-rejection",
+        f"refused as {inp.outcome.reason} with the reason {message!r}, which does not say"
+        " what to fix",
+        "low",
+    )
+
+
+@check("roundtrip", "a clean rendering of an intent reads back as that intent")
+def _roundtrip(inp: CheckInput) -> Failure | None:
+    sc = inp.scenario
+    if sc.abuse != "clean.render" or not sc.acceptable.representable or inp.step is None:
+        return None
+    want = written_form(sc.intent, inp.fmt)
+    got = inp.step.intent()
+    if got is not None and (got == want or (
+        got.__class__ is want.__class__ and _same_text_call(got, want)
+    )):
+        return None
+    return Failure("roundtrip", f"read {got} back from the rendering of {want}", "high")
+
+
+def _same_text_call(a: object, b: object) -> bool:
+    from .model import Call
+
+    if isinstance(a, Call) and isinstance(b, Call):
+        return a.tool == b.tool and [str(x) for x in a.args] == [str(x) for x in b.args]
+    return False
+
+
+def _disagreement(step: Step, ref: Step) -> tuple[str, str] | None:
+    if step.kind != ref.kind:
+        if ref.kind == "invalid":
+            return "laxer", f"acts ({step.kind}) where the grammar refuses: {ref.invalid}"
+        if step.kind == "invalid":
+            return "stricter", f"refuses ({step.invalid}) what the grammar reads as {ref.kind}"
+        return "other-kind", f"reads an {step.kind} where the grammar reads an {ref.kind}"
+    if step.action is not None and ref.action is not None:
+        if step.action.tool != ref.action.tool:
+            return "other-tool", f"tool {step.action.tool!r}, grammar {ref.action.tool!r}"
+        mine, theirs = step.action.call(), ref.action.call()
+        if [str(x) for x in mine.args] != [str(x) for x in theirs.args]:
+            return "other-arguments", (
+                f"arguments {list(mine.args)!r}, grammar {list(theirs.args)!r}"
+            )
+    if step.answer is not None and ref.answer is not None and step.answer != ref.answer:
+        return "other-answer", f"answer {step.answer!r}, grammar {ref.answer!r}"
+    return None
+
+
+_DISAGREEMENT_SEVERITY = {"laxer": "medium", "stricter": "low", "other-kind": "high",
+                          "other-tool": "high", "other-arguments": "high",
+                          "other-answer": "medium"}
+
+
+@check("agrees-with-grammar", "the target reads a completion as the format's grammar does")
+def _agrees(inp: CheckInput) -> Failure | None:
+    if inp.target_is_grammar or inp.step is None:
+        return None
+    ref = grammar_parse(inp.scenario.completion, inp.fmt)
+    found = _disagreement(inp.step, ref)
+    if found is None:
+        return None
+    kind, message = found
+    return Failure(f"disagrees:{kind}", message, _DISAGREEMENT_SEVERITY[kind])
+
+
+@check("stream-invariance", "the same Step whether the completion arrives whole or in chunks")
+def _stream(inp: CheckInput) -> Failure | None:
+    if inp.streamed_step is None or inp.step is None:
+        return None
+    a, b = inp.step, inp.streamed_step
+    if a.kind == b.kind and a.intent() == b.intent():
+        return None
+    return Failure("stream-variance", f"whole: {a.intent() or a.invalid}; streamed:"
+                   f" {b.intent() or b.invalid}", "medium")

@@ -1,0 +1,232 @@
+"""Findings and the corpus: one readable JSON file per finding, versioned and atomic.
+
+A :class:`Finding` is a failed check, shrunk and classified. It carries everything needed
+to reproduce it from the file alone: the target, format, dispatcher and tools it ran
+against, the completion (as text and base64), the intent and the outcomes the oracle
+accepted. Files are named by a stable hash of what makes the finding distinct, written
+atomically (a temporary file, then ``os.replace``), so a crash or Ctrl-C never leaves a
+half-written file and never loses one already written.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import os
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from .errors import InputFileError
+from .model import Call, FinalAnswer, Intent, to_jsonable
+from .oracle import Acceptable
+
+__all__ = [
+    "SCHEMA_VERSION",
+    "AcceptableSpec",
+    "Finding",
+    "IntentSpec",
+    "iter_corpus",
+    "load_finding",
+    "save_finding",
+]
+
+SCHEMA_VERSION = 1
+
+
+class IntentSpec(BaseModel):
+    """An intent as JSON: a call (tool, args, names) or an answer (text)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    kind: Literal["call", "answer"]
+    tool: str | None = None
+    args: list[Any] = Field(default_factory=list)
+    names: list[str] | None = None
+    text: str | None = None
+
+    @classmethod
+    def of(cls, intent: Intent) -> IntentSpec:
+        """The JSON view of an intent."""
+        if isinstance(intent, FinalAnswer):
+            return cls(kind="answer", text=intent.text)
+        return cls(
+            kind="call",
+            tool=intent.tool,
+            args=[to_jsonable(a) for a in intent.args],
+            names=list(intent.names) if intent.names is not None else None,
+        )
+
+    def intent(self) -> Intent:
+        """Back to an Intent (argument values as JSON gave them)."""
+        if self.kind == "answer":
+            return FinalAnswer(self.text or "")
+        return Call(self.tool or "", tuple(self.args), tuple(self.names) if self.names else None)
+
+
+class AcceptableSpec(BaseModel):
+    """The oracle's acceptable outcomes, stored so replay needs no abuse operator."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    calls: list[IntentSpec] = Field(default_factory=list)
+    answers: list[str] = Field(default_factory=list)
+    rejections: list[str] = Field(default_factory=list)
+    reason: str = ""
+    representable: bool = True
+
+    @classmethod
+    def of(cls, acc: Acceptable) -> AcceptableSpec:
+        """The JSON view of an oracle result."""
+        return cls(
+            calls=[IntentSpec.of(c) for c in acc.calls],
+            answers=list(acc.answers),
+            rejections=sorted(acc.rejections),
+            reason=acc.reason,
+            representable=acc.representable,
+        )
+
+    def acceptable(self, intent: Intent, registry: Any) -> Acceptable:
+        """Back to an Acceptable; stored calls are re-validated so values get their types."""
+        calls = []
+        for spec in self.calls:
+            call = spec.intent()
+            assert isinstance(call, Call)
+            try:
+                call = registry.validate(call.tool, call.kwargs()) if call.names else call
+            except Exception:  # a stored call that no longer validates stays as stored
+                pass
+            calls.append(call)
+        return Acceptable(intent, tuple(calls), tuple(self.answers), frozenset(self.rejections),
+                          self.reason, self.representable)
+
+
+class Finding(BaseModel):
+    """A failed check, shrunk and classified, with all it takes to reproduce it."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    schema_version: Literal[1] = SCHEMA_VERSION
+    target: str
+    format: str
+    dispatcher: str
+    tools: str = "default"
+    check: str
+    verdict: str
+    cause: Literal["design", "protocol"] = "design"
+    severity: str
+    abuse: str
+    completion: str
+    completion_b64: str = ""
+    intent: IntentSpec
+    acceptable: AcceptableSpec
+    expected: str
+    observed: str
+    explanation: str
+    seed: int | None = None
+    shrunk: bool = True
+
+    def model_post_init(self, __context: Any) -> None:
+        encoded = base64.b64encode(self.completion.encode("utf-8")).decode("ascii")
+        if not self.completion_b64:
+            object.__setattr__(self, "completion_b64", encoded)
+        elif self.completion_b64 != encoded:
+            raise ValueError("completion_b64 does not match completion")
+
+    @property
+    def id(self) -> str:
+        """Stable identity: what makes two findings the same bug."""
+        key = json.dumps(
+            [self.target, self.format, self.dispatcher, self.tools, self.check, self.verdict,
+             self.abuse, self.completion],
+            ensure_ascii=True,
+        )
+        return hashlib.sha256(key.encode()).hexdigest()[:16]
+
+    @property
+    def filename(self) -> str:
+        """The corpus file name: readable prefix plus the stable hash."""
+        return f"{self.check}-{self.abuse}-{self.id}.json".replace("/", "_")
+
+    def dedup_key(self) -> tuple[str, ...]:
+        """Findings of the same check, verdict and abuse against a target are one bug."""
+        return (self.target, self.format, self.dispatcher, self.check, self.verdict, self.abuse)
+
+    def reproduction(self) -> str:
+        """A five-line Python snippet that calls the target on the completion."""
+        return "\n".join([
+            "import base64",
+            "from reactfuzz.targets import load_target",
+            f"parse = load_target({self.target!r}, {self.format!r}).parse",
+            f"completion = base64.b64decode({self.completion_b64!r}).decode('utf-8')",
+            "print(parse(completion))",
+        ])
+
+    def replay_command(self, path: str | Path | None = None) -> str:
+        """The CLI command that replays this finding."""
+        where = str(path) if path is not None else f"fuzz_corpus/{self.filename}"
+        return f"reactfuzz replay {where}"
+
+
+def save_finding(finding: Finding, directory: str | Path) -> Path:
+    """Write a finding atomically into ``directory``; returns its path (idempotent)."""
+    d = Path(directory)
+    d.mkdir(parents=True, exist_ok=True)
+    path = d / finding.filename
+    text = json.dumps(finding.model_dump(mode="json"), indent=2, ensure_ascii=False) + "\n"
+    fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".json", dir=d)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return path
+
+
+def load_finding(path: str | Path) -> Finding:
+    """Read and validate one corpus file; a bad file is one readable error."""
+    p = Path(path)
+    try:
+        data = json.loads(p.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise InputFileError(f"{p}: corpus file not found") from None
+    except json.JSONDecodeError as e:
+        raise InputFileError(f"{p}:{e.lineno}: not valid JSON ({e.msg})") from None
+    except (OSError, UnicodeDecodeError) as e:
+        raise InputFileError(f"{p}: cannot read corpus file: {e}") from None
+    if not isinstance(data, dict):
+        raise InputFileError(f"{p}: a corpus file holds one JSON object")
+    version = data.get("schema_version")
+    if version != SCHEMA_VERSION:
+        raise InputFileError(
+            f"{p}: schema_version {version!r} is not supported (this reactfuzz reads"
+            f" {SCHEMA_VERSION}); re-run the fuzzer to regenerate it"
+        )
+    try:
+        return Finding.model_validate(data)
+    except ValidationError as e:
+        err = e.errors()[0]
+        key = ".".join(str(x) for x in err["loc"]) or "(top level)"
+        raise InputFileError(f"{p}: key '{key}': {err['msg']}") from None
+
+
+def iter_corpus(path: str | Path) -> Iterator[tuple[Path, Finding]]:
+    """Every finding in a corpus directory (sorted by name), or one file."""
+    p = Path(path)
+    if p.is_file():
+        yield p, load_finding(p)
+        return
+    if not p.exists():
+        return
+    for f in sorted(p.glob("*.json")):
+        if f.name.startswith(".tmp-"):
+            continue
+        yield f, load_finding(f)

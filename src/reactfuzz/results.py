@@ -1,0 +1,145 @@
+"""What the engine and the study return: plain data that reporters render.
+
+Kept apart from the engine so reporters (console, JSON, JUnit, Markdown, HTML) depend on
+data only, never on how it was produced.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+from .corpus import Finding
+
+__all__ = ["Event", "OperatorStats", "RunSummary", "StudyCell", "StudyResult", "wilson"]
+
+
+@dataclass(frozen=True)
+class Event:
+    """One thing the engine reports while it runs (consumed by progress and NDJSON logs).
+
+    ``kind`` is one of ``run-started``, ``replay``, ``operator-started``, ``progress``,
+    ``finding``, ``operator-finished``, ``run-finished``, ``interrupted``.
+    """
+
+    kind: str
+    data: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class OperatorStats:
+    """How one abuse operator went against one target."""
+
+    target: str
+    abuse: str
+    examples: int = 0
+    failures: dict[str, int] = field(default_factory=dict)  # check id -> failing examples
+    elapsed: float = 0.0
+    skipped: str = ""  # why the operator did not run (does not apply, budget spent)
+
+
+@dataclass
+class RunSummary:
+    """The result of a fuzz run: findings (design faults), protocol notes, statistics."""
+
+    seed: int
+    targets: list[str]
+    format: str
+    dispatcher: str
+    tools: str
+    checks: list[str]
+    abuses: list[str]
+    findings: list[Finding] = field(default_factory=list)
+    protocol_notes: list[Finding] = field(default_factory=list)
+    operators: list[OperatorStats] = field(default_factory=list)
+    examples: int = 0
+    elapsed: float = 0.0
+    interrupted: bool = False
+    replayed: int = 0
+    reproduced: int = 0
+    baseline_known: int = 0
+    corpus_dir: str | None = None
+
+    @property
+    def new_findings(self) -> list[Finding]:
+        """Findings that fail the run (all findings unless a baseline absorbed some)."""
+        return self.findings
+
+    @property
+    def exit_code(self) -> int:
+        """0 no findings, 1 findings, 130 interrupted (findings kept either way)."""
+        if self.interrupted:
+            return 130
+        return 1 if self.findings else 0
+
+
+def wilson(k: int, n: int, z: float = 1.96) -> tuple[float, float]:
+    """The Wilson score interval for k successes in n trials (95 % by default)."""
+    if n == 0:
+        return (0.0, 1.0)
+    p = k / n
+    denom = 1 + z * z / n
+    centre = (p + z * z / (2 * n)) / denom
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
+    return (max(0.0, centre - half), min(1.0, centre + half))
+
+
+@dataclass
+class StudyCell:
+    """One design against one abuse operator: how often each verdict came out."""
+
+    design: str
+    abuse: str
+    n: int = 0
+    counts: dict[str, int] = field(default_factory=dict)  # verdict kind -> count
+    protocol: int = 0  # bad verdicts whose cause is the protocol
+    example: str = ""  # a completion that produced the worst verdict seen
+
+    def rate(self, kind: str) -> float:
+        """Share of examples with this verdict."""
+        return self.counts.get(kind, 0) / self.n if self.n else 0.0
+
+    def bad(self) -> int:
+        """Examples whose verdict is not ok."""
+        return self.n - self.counts.get("ok", 0)
+
+    def bad_rate(self) -> float:
+        """Share of examples whose verdict is not ok."""
+        return self.bad() / self.n if self.n else 0.0
+
+    def interval(self, kind: str | None = None) -> tuple[float, float]:
+        """95 % Wilson interval of a verdict's rate (of any non-ok verdict by default)."""
+        k = self.bad() if kind is None else self.counts.get(kind, 0)
+        return wilson(k, self.n)
+
+
+@dataclass
+class StudyResult:
+    """Every design against every abuse operator: the matrix of verdict rates."""
+
+    designs: list[str]
+    abuses: list[str]
+    cells: list[StudyCell]
+    seed: int
+    examples_per_cell: int
+    elapsed: float = 0.0
+    descriptions: dict[str, str] = field(default_factory=dict)  # design -> one line
+
+    def cell(self, design: str, abuse: str) -> StudyCell | None:
+        """The cell of one design and operator (None where the operator does not apply)."""
+        for c in self.cells:
+            if c.design == design and c.abuse == abuse:
+                return c
+        return None
+
+    def design_totals(self) -> dict[str, StudyCell]:
+        """Per design, all operators pooled."""
+        out: dict[str, StudyCell] = {}
+        for c in self.cells:
+            t = out.setdefault(c.design, StudyCell(c.design, "all"))
+            t.n += c.n
+            t.protocol += c.protocol
+            for k, v in c.counts.items():
+                t.counts[k] = t.counts.get(k, 0) + v
+        return out

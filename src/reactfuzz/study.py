@@ -1,0 +1,131 @@
+"""The study: every built-in design against every abuse operator, N examples each.
+
+The result is the matrix of verdict rates (with 95 % Wilson intervals) people cite when
+they argue for typed tool calling -- and the evidence of where a text protocol can still
+be made safe. Each design sees scenarios written in its own format; an operator that
+does not apply to a design's format is left out of that column.
+"""
+
+from __future__ import annotations
+
+import time
+import zlib
+from collections.abc import Callable, Sequence
+
+from hypothesis import HealthCheck, Phase, Verbosity, given, settings
+from hypothesis import seed as hypothesis_seed
+
+from .designs import BUILTIN_DESIGNS
+from .errors import UsageError
+from .oracle import SEVERITY, judge
+from .results import Event, StudyCell, StudyResult
+from .strategies import ABUSES, Scenario, scenarios
+from .tools import ToolRegistry, default_registry
+
+__all__ = ["STUDY_DESIGNS", "run_study"]
+
+STUDY_DESIGNS: tuple[str, ...] = (
+    "classic", "classic-unanchored", "classic-action-input", "hardened", "grammar",
+    "grammar-paper", "grammar-action-input", "json-args",
+)
+"""The designs the study compares, classic first."""
+
+_RANK = {"none": 0, "low": 1, "medium": 2, "high": 3, "critical": 4}
+
+
+def run_study(
+    *,
+    designs: Sequence[str] = STUDY_DESIGNS,
+    abuses: Sequence[str] | None = None,
+    examples: int = 30,
+    seed: int = 0,
+    registry_factory: Callable[[], ToolRegistry] = default_registry,
+    emit: Callable[[Event], None] | None = None,
+) -> StudyResult:
+    """Run every design against every operator that applies to its format."""
+    emit = emit or (lambda e: None)
+    for d in designs:
+        if d not in BUILTIN_DESIGNS:
+            raise UsageError(f"unknown design {d!r}: use one of {', '.join(BUILTIN_DESIGNS)}")
+    ops = list(abuses) if abuses is not None else list(ABUSES)
+    for a in ops:
+        if a not in ABUSES:
+            raise UsageError(f"unknown abuse {a!r}: use one of {', '.join(ABUSES)}")
+    start = time.monotonic()
+    cells: list[StudyCell] = []
+    total = sum(1 for d in designs for a in ops if ABUSES[a].applies_to(BUILTIN_DESIGNS[d].format))
+    done = 0
+    emit(Event("run-started", {"designs": list(designs), "abuses": len(ops), "cells": total,
+                               "examples": examples, "seed": seed}))
+    for name in designs:
+        design = BUILTIN_DESIGNS[name]
+        registry = registry_factory()
+        for abuse in ops:
+            if not ABUSES[abuse].applies_to(design.format):
+                continue
+            cell = _trial(design, registry, abuse, examples, seed)
+            cells.append(cell)
+            done += 1
+            emit(Event("progress", {"design": name, "abuse": abuse, "done": done,
+                                    "total": total, "bad": cell.bad(), "n": cell.n}))
+    result = StudyResult(
+        designs=list(designs), abuses=ops, cells=cells, seed=seed,
+        examples_per_cell=examples, elapsed=time.monotonic() - start,
+        descriptions={d: BUILTIN_DESIGNS[d].description for d in designs},
+    )
+    emit(Event("run-finished", {"cells": len(cells), "elapsed": round(result.elapsed, 3)}))
+    return result
+
+
+def _trial(design, registry: ToolRegistry, abuse: str, examples: int, seed: int) -> StudyCell:
+    """Generate ``examples`` scenarios of one operator and tally one design's verdicts."""
+    cell = StudyCell(design.name, abuse)
+    worst = [-1]
+
+    @settings(max_examples=examples, database=None, deadline=None,
+              phases=[Phase.generate], verbosity=Verbosity.quiet,
+              suppress_health_check=list(HealthCheck))
+    @given(sc=scenarios(registry, design.format, abuses=[abuse]))
+    def trial(sc: Scenario) -> None:
+        registry.reset()
+        _, outcome = design.run(sc.completion, registry)
+        v = judge(outcome, sc.acceptable, registry, completion=sc.completion, fmt=design.fmt)
+        cell.n += 1
+        cell.counts[v.kind] = cell.counts.get(v.kind, 0) + 1
+        if not v.ok and v.cause == "protocol":
+            cell.protocol += 1
+        rank = _RANK[SEVERITY[v.kind]]
+        if rank > worst[0]:
+            worst[0] = rank
+            cell.example = sc.completion
+
+    op_seed = (seed * 1_000_003 + zlib.crc32(f"{design.name}\0{abuse}".encode())) % 2**32
+    hypothesis_seed(op_seed)(trial)()
+    return cell
+
+
+def render_matrix_text(result: StudyResult) -> str:
+    """The matrix as plain text for the terminal: non-ok rate per design and operator."""
+    short = {d: d.replace("classic-", "c-").replace("grammar-", "g-") for d in result.designs}
+    w0 = max(len(a) for a in result.abuses) + 1
+    widths = [max(len(short[d]), 7) for d in result.designs]
+    lines = ["".ljust(w0) + "  ".join(short[d].rjust(w) for d, w in zip(result.designs, widths))]
+    for a in result.abuses:
+        row = [a.ljust(w0)]
+        for d, w in zip(result.designs, widths):
+            c = result.cell(d, a)
+            if c is None:
+                row.append("-".rjust(w))
+                continue
+            mark = "p" if c.bad() and c.protocol == c.bad() else ""
+            row.append(f"{100 * c.bad_rate():.0f}%{mark}".rjust(w))
+        lines.append("  ".join(row))
+    totals = result.design_totals()
+    lines.append("")
+    lines.append("all".ljust(w0) + "  ".join(
+        f"{100 * totals[d].bad_rate():.0f}%".rjust(w) if d in totals else "-".rjust(w)
+        for d, w in zip(result.designs, widths)))
+    lines.append("")
+    lines.append("cells: share of examples whose verdict is not ok; 'p' = every bad verdict is")
+    lines.append("the protocol's (the format cannot carry the intent), not the design's")
+    return "\n".join(lines)

@@ -1,0 +1,176 @@
+"""`reactfuzz fuzz`, `replay` and `study` from the command line, output pinned by snapshots.
+
+Set REACTFUZZ_UPDATE_SNAPSHOTS=1 to rewrite the files in tests/snapshots/ after a
+deliberate change of the output.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+SNAPSHOTS = Path(__file__).resolve().parent / "snapshots"
+
+
+def cli(*args: str, cwd: Path | None = None, timeout: int = 300) -> subprocess.CompletedProcess:
+    env = dict(os.environ, PYTHONIOENCODING="utf-8", COLUMNS="100")
+    return subprocess.run([sys.executable, "-m", "reactfuzz", *args], capture_output=True,
+                          text=True, env=env, cwd=cwd, timeout=timeout)
+
+
+def normalise(text: str) -> str:
+    """Timings vary between runs; everything else must not."""
+    text = re.sub(r"\d+(\.\d+)? ?s\b", "<t>s", text)
+    return re.sub(r"\d+ examples", "<n> examples", text)
+
+
+def snapshot(name: str, text: str) -> None:
+    path = SNAPSHOTS / name
+    if os.environ.get("REACTFUZZ_UPDATE_SNAPSHOTS") or not path.exists():
+        path.parent.mkdir(exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    assert text == path.read_text(encoding="utf-8"), f"snapshot {name} changed"
+
+
+SMALL = ["--seed", "1", "--max-examples", "20", "--no-corpus", "-q", "--color", "never",
+         "--abuse", "injected.delimiter", "--abuse", "injected.answer-label-in-thought",
+         "--abuse", "missing.argument-dropped"]
+
+
+def test_fuzz_classic_bracket_console_snapshot(tmp_path: Path) -> None:
+    r = cli("fuzz", "--parser", "classic-bracket", "--format", "bracket", *SMALL, cwd=tmp_path)
+    assert r.returncode == 1, r.stderr
+    for verdict in ("wrong-call", "crash", "hijacked-answer"):
+        assert verdict in r.stdout
+    snapshot("fuzz_classic_bracket.txt", normalise(r.stdout))
+
+
+def test_fuzz_grammar_exits_0_snapshot(tmp_path: Path) -> None:
+    r = cli("fuzz", "--parser", "grammar", "--format", "bracket", *SMALL, cwd=tmp_path)
+    assert r.returncode == 0, r.stdout + r.stderr
+    snapshot("fuzz_grammar.txt", normalise(r.stdout))
+
+
+def test_fuzz_default_run_writes_every_report(tmp_path: Path) -> None:
+    """The must-show command, on defaults, with every report format."""
+    r = cli("fuzz", "--parser", "classic-bracket", "--format", "bracket", "--seed", "1",
+            "--json", "out/run.json", "--events", "out/events.ndjson",
+            "--junit", "out/junit.xml", "--markdown", "out/pr.md", "--html", "out/run.html",
+            cwd=tmp_path)
+    assert r.returncode == 1
+    assert "seed 1" in r.stdout
+    data = json.loads((tmp_path / "out/run.json").read_text())
+    verdicts = {f["verdict"] for f in data["findings"]}
+    assert {"wrong-call", "crash", "hijacked-answer"} <= verdicts
+    events = [json.loads(line) for line in (tmp_path / "out/events.ndjson").read_text()
+              .splitlines()]
+    assert events[0]["kind"] == "run-started" and events[-1]["kind"] == "run-finished"
+    import xml.etree.ElementTree as ET
+
+    suite = ET.parse(tmp_path / "out/junit.xml").getroot()
+    assert suite.iter("testcase")
+    assert "<svg" in (tmp_path / "out/run.html").read_text()
+    corpus = list((tmp_path / "fuzz_corpus").glob("*.json"))
+    assert len(corpus) == len(data["findings"])
+    # same seed, same findings
+    r2 = cli("fuzz", "--parser", "classic-bracket", "--format", "bracket", "--seed", "1",
+             "--no-replay", "--json", "out/run2.json", "-q", cwd=tmp_path)
+    assert r2.returncode == 1
+    data2 = json.loads((tmp_path / "out/run2.json").read_text())
+    key = lambda d: sorted((f["check"], f["verdict"], f["abuse"], f["completion"])  # noqa: E731
+                           for f in d["findings"])
+    assert key(data) == key(data2)
+    # replay reproduces every file
+    r3 = cli("replay", "fuzz_corpus", "--expect-reproduced", cwd=tmp_path)
+    assert r3.returncode == 0, r3.stdout
+    assert f"{len(corpus)} of {len(corpus)} findings reproduce" in r3.stdout
+
+
+def test_replay_project_corpus_reproduces_every_file() -> None:
+    r = cli("replay", str(ROOT / "fuzz_corpus"), "--expect-reproduced")
+    assert r.returncode == 0, r.stdout[-2000:]
+    n = len(list((ROOT / "fuzz_corpus").glob("*.json")))
+    assert f"{n} of {n} findings reproduce" in r.stdout
+
+
+def test_replay_against_a_fixed_parser_reports_fixed(tmp_path: Path) -> None:
+    corpus = ROOT / "fuzz_corpus"
+    one = next(p for p in sorted(corpus.glob("no-crash-*.json")))
+    r = cli("replay", str(one), "--target", "grammar")
+    assert r.returncode == 0, r.stdout
+    assert "FIXED" in r.stdout and "0 of 1 findings reproduce against grammar" in r.stdout
+
+
+def test_user_parser_module_function(tmp_path: Path) -> None:
+    (tmp_path / "agent.py").write_text(textwrap.dedent('''
+        import re
+        ACTION_RE = re.compile(r"^Action:\\s*(\\w+)\\[(.*)\\]\\s*$", re.MULTILINE)
+
+        def parse(text):
+            if "Answer:" in text:
+                return ("final", text.split("Answer:")[-1].strip())
+            m = ACTION_RE.search(text)
+            return ("action", (m.group(1), [a.strip() for a in m.group(2).split(",")]))
+    '''))
+    r = cli("fuzz", "--target", "agent:parse", "--format", "bracket", "--seed", "2",
+            "--max-examples", "15", "--no-corpus", "-q", cwd=tmp_path)
+    assert r.returncode == 1, r.stderr
+    assert "AttributeError" in r.stdout  # m is None for a completion without an action
+    assert "hijacked-answer" in r.stdout
+
+
+@pytest.mark.parametrize(
+    ("args", "files", "message"),
+    [
+        (["fuzz", "--parser", "classic-bracket", "--max-examples", "x"], {},
+         "argument --max-examples: invalid int value"),
+        (["fuzz", "--parser", "nope"], {}, "unknown target 'nope'"),
+        (["fuzz"], {}, "name what to fuzz"),
+        (["fuzz", "--target", "missing_mod:parse"], {}, "missing_mod"),
+        (["fuzz", "--parser", "grammar", "--tools", "tools.json"], {"tools.json": "[{]"},
+         "tools.json"),
+        (["fuzz", "--parser", "grammar", "--format", "f.toml"], {"f.toml": "base = 'x'\n"},
+         "f.toml: key 'base'"),
+        (["fuzz", "--parser", "grammar", "--abuse", "nope"], {}, "unknown abuse 'nope'"),
+        (["fuzz", "--parser", "grammar", "--check", "nope"], {}, "unknown check 'nope'"),
+        (["replay", "c"], {"c/bad.json": "{oops"}, "bad.json:1: not valid JSON"),
+        (["replay", "nowhere"], {}, "nowhere: no such corpus"),
+        (["study", "--design", "nope"], {}, "unknown design 'nope'"),
+    ],
+    ids=["bad-int", "unknown-parser", "no-target", "bad-import", "bad-tools-file",
+         "bad-format-file", "unknown-abuse", "unknown-check", "bad-corpus-file",
+         "missing-corpus", "unknown-design"],
+)
+def test_bad_input_is_one_line_exit_2(tmp_path: Path, args, files, message) -> None:
+    for name, content in files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(content)
+    r = cli(*args, cwd=tmp_path)
+    assert r.returncode == 2, (r.stdout, r.stderr)
+    assert "Traceback" not in r.stderr
+    lines = [line for line in r.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1, r.stderr
+    assert message in lines[0]
+
+
+def test_study_writes_markdown_and_html(tmp_path: Path) -> None:
+    r = cli("study", "--examples", "3", "--design", "classic", "--design", "json-args",
+            "--abuse", "injected.*", "--out", "s", "-q", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert "injected.delimiter" in r.stdout
+    md = (tmp_path / "s/study.md").read_text()
+    assert "injected.second-action" in md
+    assert "<svg" in (tmp_path / "s/study.html").read_text()
+
+
+def test_list_commands() -> None:
+    assert "injected.delimiter" in cli("abuses").stdout
+    assert "no-wrong-call" in cli("checks").stdout

@@ -1,0 +1,188 @@
+"""The fuzz engine, the corpus and replay, as a library."""
+
+from __future__ import annotations
+
+import json
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from reactfuzz.checks import CHECKS, CheckInput, Failure, check
+from reactfuzz.corpus import Finding, iter_corpus, load_finding, save_finding
+from reactfuzz.engine import FuzzConfig, replay, run_fuzz
+from reactfuzz.errors import InputFileError, UsageError
+
+ROOT = Path(__file__).resolve().parent.parent
+CORPUS = ROOT / "fuzz_corpus"
+
+
+def small(**kw) -> FuzzConfig:
+    base = dict(targets=["classic-bracket"], format="bracket", seed=7, max_examples=25,
+                corpus=None)
+    base.update(kw)
+    return FuzzConfig(**base)
+
+
+@pytest.fixture(scope="module")
+def classic_run():
+    return run_fuzz(small())
+
+
+def test_classic_bracket_has_the_three_critical_kinds(classic_run) -> None:
+    verdicts = {f.verdict for f in classic_run.findings}
+    assert {"wrong-call", "crash", "hijacked-answer"} <= verdicts
+    assert classic_run.exit_code == 1
+
+
+def test_findings_are_minimal(classic_run) -> None:
+    delimiter = [f for f in classic_run.findings if f.abuse == "injected.delimiter"
+                 and f.verdict == "crash"]
+    assert delimiter and delimiter[0].completion.endswith("Action: search[,]")
+    for f in classic_run.findings:
+        assert len(f.completion) < 200, f.completion
+
+
+def test_findings_are_deduplicated(classic_run) -> None:
+    keys = [f.dedup_key() for f in classic_run.findings]
+    assert len(keys) == len(set(keys))
+
+
+def test_same_seed_same_findings(classic_run) -> None:
+    again = run_fuzz(small())
+    assert [f.id for f in again.findings] == [f.id for f in classic_run.findings]
+
+
+def test_grammar_typed_has_no_design_findings() -> None:
+    run = run_fuzz(small(targets=["grammar"]))
+    assert run.findings == []
+    assert run.exit_code == 0
+    assert all(f.cause == "protocol" for f in run.protocol_notes)
+
+
+def test_json_args_grammar_has_neither_findings_nor_protocol_notes() -> None:
+    run = run_fuzz(small(targets=["grammar"], format="json-args"))
+    assert run.findings == [] and run.protocol_notes == []
+
+
+def test_corpus_is_written_atomically_and_replayed(tmp_path: Path) -> None:
+    corpus = tmp_path / "corpus"
+    run = run_fuzz(small(corpus=str(corpus), abuses=["injected.delimiter"]))
+    files = sorted(corpus.glob("*.json"))
+    assert len(files) == len(run.findings) > 0
+    assert not list(corpus.glob(".tmp-*"))
+    again = run_fuzz(small(corpus=str(corpus), abuses=["injected.delimiter"]))
+    assert again.replayed == len(files) and again.reproduced == len(files)
+
+
+def test_baseline_absorbs_known_findings(tmp_path: Path) -> None:
+    base = tmp_path / "base"
+    first = run_fuzz(small(corpus=str(base), abuses=["injected.delimiter"]))
+    second = run_fuzz(small(baseline=str(base), abuses=["injected.delimiter",
+                                                         "injected.second-action"]))
+    assert second.baseline_known == len(first.findings)
+    assert {f.abuse for f in second.findings} == {"injected.second-action"}
+
+
+def test_interrupt_keeps_findings(tmp_path: Path, monkeypatch) -> None:
+    """Ctrl-C during the second operator: the first operator's findings are on disk."""
+    import reactfuzz.engine as engine
+
+    calls = {"n": 0}
+    real = engine._search
+
+    def interrupting(*args, **kwargs):
+        calls["n"] += 1
+        if calls["n"] == 2:
+            raise KeyboardInterrupt
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(engine, "_search", interrupting)
+    corpus = tmp_path / "c"
+    run = run_fuzz(small(corpus=str(corpus), abuses=["injected.delimiter",
+                                                       "injected.second-action"]))
+    assert run.interrupted and run.exit_code == 130
+    assert run.findings and len(list(corpus.glob("*.json"))) == len(run.findings)
+
+
+def test_user_parser_in_a_temporary_directory_is_fuzzed_unchanged(tmp_path: Path) -> None:
+    (tmp_path / "tutorial_agent.py").write_text(textwrap.dedent('''
+        import re
+
+        def parse(text):
+            if "Final Answer:" in text:
+                return ("final", text.split("Final Answer:")[-1].strip())
+            m = re.search(r"Action: (.*?)\\nAction Input: (.*)", text)
+            return ("action", (m.group(1).strip(), m.group(2).strip()))
+    '''))
+    run = run_fuzz(FuzzConfig(targets=["tutorial_agent:parse"], format="action-input",
+                              seed=3, max_examples=15, corpus=None, cwd=str(tmp_path)))
+    verdicts = {f.verdict for f in run.findings}
+    assert "crash" in verdicts  # m is None -> AttributeError
+    assert any("AttributeError" in f.explanation for f in run.findings)
+
+
+def test_custom_check_is_registered_and_can_fail() -> None:
+    @check("search-only", "a demo check: the agent may only search")
+    def _search_only(inp: CheckInput) -> Failure | None:
+        ran = getattr(inp.outcome, "call", None)
+        if ran is not None and ran.tool != "search":
+            return Failure("not-search", f"{ran.tool} ran", "low")
+        return None
+
+    try:
+        run = run_fuzz(small(targets=["grammar"], checks=["search-only"],
+                             abuses=["clean.render"]))
+        assert {(f.check, f.verdict) for f in run.findings} == {("search-only", "not-search")}
+        assert "Action: " in run.findings[0].completion
+    finally:
+        del CHECKS["search-only"]
+
+
+def test_unknown_check_abuse_and_target_are_usage_errors() -> None:
+    with pytest.raises(UsageError, match="unknown check"):
+        run_fuzz(small(checks=["nope"]))
+    with pytest.raises(UsageError, match="unknown abuse"):
+        run_fuzz(small(abuses=["nope"]))
+    with pytest.raises(UsageError):
+        run_fuzz(small(targets=["nope"]))
+
+
+def test_finding_file_round_trips_and_bad_files_are_clear(tmp_path: Path, classic_run) -> None:
+    f = classic_run.findings[0]
+    path = save_finding(f, tmp_path)
+    assert load_finding(path) == f
+    assert f.reproduction().count("\n") == 4
+    bad = tmp_path / "bad.json"
+    bad.write_text("{not json")
+    with pytest.raises(InputFileError, match=r"bad\.json:1: not valid JSON"):
+        load_finding(bad)
+    data = json.loads(path.read_text())
+    data["schema_version"] = 99
+    bad.write_text(json.dumps(data))
+    with pytest.raises(InputFileError, match="schema_version 99 is not supported"):
+        load_finding(bad)
+    data["schema_version"] = 1
+    data["completion_b64"] = "AAAA"
+    bad.write_text(json.dumps(data))
+    with pytest.raises(InputFileError, match="completion_b64"):
+        load_finding(bad)
+
+
+# --- the project's own corpus: a test over every member ---------------------------------
+
+MEMBERS = sorted(CORPUS.glob("*.json"))
+
+
+def test_the_project_corpus_covers_every_classic_target() -> None:
+    targets = {f.target for _, f in iter_corpus(CORPUS)}
+    assert {"classic-bracket", "classic-unanchored", "classic-action-input"} <= targets
+
+
+@pytest.mark.parametrize("path", MEMBERS, ids=[p.stem for p in MEMBERS])
+def test_every_corpus_member_reproduces(path: Path) -> None:
+    finding = load_finding(path)
+    assert isinstance(finding, Finding)
+    assert finding.filename == path.name, "a corpus file is named by its stable hash"
+    [result] = replay([path])
+    assert result.reproduced, (path.name, result.observed)
