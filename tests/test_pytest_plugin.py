@@ -1,0 +1,61 @@
+"""The pytest integration, run the way a user's suite runs it (pytester)."""
+
+from __future__ import annotations
+
+import textwrap
+
+pytest_plugins = ["pytester"]
+
+BROKEN = '''
+import re
+
+def parse(text):
+    if "Answer:" in text:
+        return ("final", text.split("Answer:")[-1].strip())
+    m = re.search(r"^Action:\\s*(\\w+)\\[(.*)\\]\\s*$", text, re.MULTILINE)
+    return ("action", (m.group(1), [a.strip() for a in m.group(2).split(",")]))
+'''
+
+SUITE = '''
+from reactfuzz.testing import parser_suite
+
+TestAgent = parser_suite("agent:parse", format="bracket",
+                         checks=["no-crash", "no-hijacked-answer", "bounded-time"],
+                         abuses=["injected.answer-label-in-thought", "clean.render", "label.case"],
+                         max_examples=10)
+'''
+
+
+def test_one_line_suite_collects_one_test_per_check(pytester) -> None:
+    pytester.makepyfile(agent=BROKEN, test_agent=SUITE)
+    result = pytester.runpytest("-p", "no:cacheprovider", "--reactfuzz-seed", "5", "-v")
+    result.stdout.fnmatch_lines([
+        "reactfuzz: seed 5 (rerun with --reactfuzz-seed 5)",
+        "*TestAgent::test_no_crash FAILED*",
+        "*TestAgent::test_no_hijacked_answer FAILED*",
+        "*TestAgent::test_bounded_time PASSED*",
+    ])
+    result.stdout.fnmatch_lines([
+        "*finding(s) of no-hijacked-answer against agent:parse (seed 5;"
+        " rerun with --reactfuzz-seed 5)*",
+    ])
+    result.assert_outcomes(passed=1, failed=2)
+
+
+def test_a_fixed_parser_passes(pytester) -> None:
+    fixed = textwrap.dedent('''
+        from reactfuzz.parsers import get_parser
+        _grammar = get_parser("grammar", "bracket")
+
+        def parse(text):
+            return _grammar.parse(text)
+    ''')
+    pytester.makepyfile(agent=fixed, test_agent=SUITE)
+    result = pytester.runpytest("-p", "no:cacheprovider")
+    result.assert_outcomes(passed=3)
+
+
+def test_options_are_in_one_group(pytester) -> None:
+    result = pytester.runpytest("--help")
+    result.stdout.fnmatch_lines(["*property tests of agent parsers*", "*--reactfuzz-seed*",
+                                 "*--reactfuzz-max-examples*", "*--reactfuzz-corpus*"])
