@@ -133,6 +133,12 @@ def _compile(text: str, path: str) -> Lark:
 
 def lark_parser(fmt: Format | str) -> Lark:
     """The compiled (and cached) Lark LALR parser of a format."""
+    return _parser_for(get_format(fmt))
+
+
+@lru_cache(maxsize=64)
+def _parser_for(fmt: Format) -> Lark:
+    # formats are frozen, so one compiled parser per format (the grammar file is read once)
     text, path = grammar_source(fmt)
     return _compile(text, str(path))
 
@@ -503,9 +509,90 @@ def _prepare(text: str) -> str:
     return text if text.endswith("\n") else text + "\n"
 
 
-def grammar_parse(completion: str, fmt: Format | str = "bracket") -> Step:
-    """Parse one completion with the format's grammar; never raises on bad input."""
+@dataclass(frozen=True)
+class _FastPath:
+    """A regex reading of the commonest completions of a bracket-family format.
+
+    It accepts only a narrow, canonical shape -- unlabelled or ``Thought:`` lines, then one
+    ``Action: name[bare, args]`` or one-line ``Answer:`` line; no blank lines, quotes or
+    carriage returns -- and returns exactly the Step the grammar would (a property test
+    compares the two on every operator's scenarios). Anything else goes to Lark.
+    """
+
+    labels: re.Pattern[str]
+    thought: str
+    action: re.Pattern[str]
+    answer: str | None
+
+    @classmethod
+    def for_format(cls, fmt: Format) -> _FastPath | None:
+        own_grammar = fmt.grammar is not None and Path(fmt.grammar).is_absolute()
+        if fmt.family != "bracket" or fmt.numbered or own_grammar:
+            return None
+        words = sorted(fmt.labels.all().values(), key=len, reverse=True)
+        labels = re.compile(_label_regex(words))
+        action = re.compile(
+            rf"{re.escape(fmt.labels.action)}:[ \t]*(\w+)\[([^\[\]\"\n\r]*)\][ \t]*"
+        )
+        answer = f"{fmt.labels.answer}:" if fmt.labels.answer else None
+        return cls(labels, f"{fmt.labels.thought}:", action, answer)
+
+    def parse(self, text: str) -> Step | None:
+        if "\r" in text or '"' in text:
+            return None
+        lines = (text[:-1] if text.endswith("\n") else text).split("\n")
+        last = lines[-1]
+        thoughts: list[list[str]] = []
+        for i, line in enumerate(lines[:-1]):
+            if not line.strip():
+                return None
+            if self.labels.match(line):
+                if not line.startswith(self.thought) or self.labels.match(line).end() != len(
+                    self.thought
+                ):
+                    return None
+                thoughts.append([line[len(self.thought):]])
+            elif i == 0:
+                thoughts.append([line])
+            else:
+                thoughts[-1].append(line)
+        m = self.action.fullmatch(last)
+        thought = "\n".join(t for t in (_join_value(p) for p in thoughts) if t)
+        if m is not None:
+            raw = m.group(2)
+            args = tuple(a.strip() for a in raw.split(","))
+            if args == ("",):
+                args = ()
+            return Step(thought=thought, action=Action(m.group(1), raw, args))
+        if self.answer is not None and last.startswith(self.answer):
+            rest = last[len(self.answer):]
+            if self.labels.match(last).end() == len(self.answer):
+                return Step(thought=thought, answer=rest.strip())
+        return None
+
+
+def _join_value(parts: list[str]) -> str:
+    """What ``_value_text`` makes of a block's lines (the fast path's twin of it)."""
+    return "\n".join(p.strip() if j == 0 else p.rstrip() for j, p in enumerate(parts)).strip()
+
+
+@lru_cache(maxsize=64)
+def _fast_path(fmt: Format) -> _FastPath | None:
+    return _FastPath.for_format(fmt)
+
+
+def grammar_parse(completion: str, fmt: Format | str = "bracket", *, fast: bool = True) -> Step:
+    """Parse one completion with the format's grammar; never raises on bad input.
+
+    ``fast=False`` skips the regex fast path and always runs Lark (the reference).
+    """
     fmt = get_format(fmt)
+    if fast:
+        fp = _fast_path(fmt)
+        if fp is not None:
+            step = fp.parse(completion)
+            if step is not None:
+                return step
     parser = lark_parser(fmt)
     text = _prepare(completion)
     try:
