@@ -13,7 +13,7 @@ from hypothesis import HealthCheck, find, given, settings
 from hypothesis import strategies as st
 from hypothesis.errors import NoSuchExample, Unsatisfiable
 
-from reactfuzz import BUILTIN_FORMATS, grammar_parse, parse_transcript
+from reactfuzz import BUILTIN_FORMATS, parse_transcript
 from reactfuzz.designs import BUILTIN_DESIGNS
 from reactfuzz.oracle import judge
 from reactfuzz.strategies import (
@@ -187,11 +187,12 @@ def test_clean_intents_are_valid(intent, fmt) -> None:
     assert acc.calls or acc.answers
 
 
+@pytest.mark.parametrize("method", ["render", "grammar"])
 @pytest.mark.parametrize("fmt", sorted(BUILTIN_FORMATS))
-def test_transcripts_are_accepted_by_the_grammar(fmt: str) -> None:
+def test_transcripts_are_accepted_by_the_grammar(fmt: str, method: str) -> None:
     @settings(max_examples=30, deadline=None, derandomize=True, database=None,
               suppress_health_check=list(HealthCheck))
-    @given(text=transcripts(fmt))
+    @given(text=transcripts(fmt, method=method))
     def check(text: str) -> None:
         t = parse_transcript(text, fmt)
         assert t.ok, (text, t.invalid)
@@ -200,6 +201,7 @@ def test_transcripts_are_accepted_by_the_grammar(fmt: str) -> None:
 
 
 def test_transcript_keywords_appear_mid_line() -> None:
-    seen = find(transcripts("bracket"), lambda s: " Answer:" in s or " Action: x[y]" in s,
-                settings=FIND)
-    assert grammar_parse(seen, "bracket") is not None
+    for method in ("render", "grammar"):
+        seen = find(transcripts("bracket", method=method),
+                    lambda s: " Answer:" in s or " Action: x[y]" in s, settings=FIND)
+        assert parse_transcript(seen, "bracket").ok

@@ -16,6 +16,7 @@ from typing import NoReturn
 from . import __version__
 from .conform import conform
 from .errors import InputFileError, ReactfuzzError, UsageError
+from .explore import FAST_CHECKS
 from .formats import BUILTIN_FORMATS, get_format
 from .grammars import grammar_source, lark_parser, parse_transcript
 from .model import Call, FinalAnswer, Intent
@@ -214,12 +215,15 @@ def _fuzz_targets(args: argparse.Namespace) -> list[str]:
 
 
 def _cmd_fuzz(args: argparse.Namespace) -> int:
-    from .engine import FuzzConfig, run_fuzz
+    from .engine import FuzzConfig, run_fuzz_parallel
     from .report import NdjsonLog, ProgressPrinter, render_console
 
     if args.max_examples < 1:
         raise UsageError("--max-examples must be at least 1")
+    if args.workers < 1:
+        raise UsageError("--workers must be at least 1")
     config = FuzzConfig(
+        hypothesis_db=args.hypothesis_db,
         targets=_fuzz_targets(args), format=args.format, dispatcher=args.dispatcher,
         tools=args.tools, checks=args.check or None, abuses=_expand_abuses(args.abuse),
         seed=args.seed, max_examples=args.max_examples, time_budget=args.time_budget,
@@ -238,7 +242,9 @@ def _cmd_fuzz(args: argparse.Namespace) -> int:
             s(event)
 
     try:
-        summary = run_fuzz(config, emit)
+        if args.explore:
+            return _explore(args, config, emit)
+        summary = run_fuzz_parallel(config, args.workers, emit)
     finally:
         if log is not None:
             log.close()
@@ -247,6 +253,41 @@ def _cmd_fuzz(args: argparse.Namespace) -> int:
         summary.protocol_notes = []
     _write_reports(summary, args)
     print(render_console(summary, color=_color(args)))
+    return summary.exit_code
+
+
+def _explore(args: argparse.Namespace, config, emit) -> int:
+    """``fuzz --explore N``: the fast mode, one target, optionally over workers."""
+    from .explore import ExploreConfig, explore_parallel
+    from .report import render_console
+    from .results import RunSummary
+
+    if len(config.targets) != 1:
+        raise UsageError("--explore takes one target")
+    if args.explore < 1:
+        raise UsageError("--explore must be at least 1")
+    ec = ExploreConfig(target=config.targets[0], format=config.format,
+                       dispatcher=config.dispatcher, tools=config.tools,
+                       seed=config.seed if config.seed is not None else 0,
+                       scenarios=args.explore, abuses=config.abuses, corpus=config.corpus,
+                       time_limit=config.time_limit)
+    results = explore_parallel(ec, args.workers, emit)
+    findings = []
+    for r in results:
+        for f in r.findings:
+            if all(f.dedup_key() != g.dedup_key() for g in findings):
+                findings.append(f)
+    scen = sum(r.scenarios for r in results)
+    loop = max(r.loop_seconds for r in results)
+    summary = RunSummary(seed=ec.seed, targets=[ec.target], format=config.format,
+                         dispatcher=config.dispatcher, tools=config.tools,
+                         checks=list(FAST_CHECKS), abuses=[], findings=findings,
+                         examples=scen, elapsed=loop, corpus_dir=config.corpus)
+    _write_reports(summary, args)
+    print(render_console(summary, color=_color(args)))
+    print(f"explore: {scen} scenarios in {loop:.2f}s over {len(results)} worker(s):"
+          f" {scen / loop:,.0f} scenarios/s (pool of {sum(r.pool for r in results)} bases"
+          f" built in {max(r.pool_seconds for r in results):.1f}s)")
     return summary.exit_code
 
 
@@ -336,6 +377,27 @@ def _cmd_study(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_bench(args: argparse.Namespace) -> int:
+    from .bench import render_bench, run_bench
+
+    if args.rounds < 1:
+        raise UsageError("--rounds must be at least 1")
+    if args.target:
+        from .formats import get_format
+        from .targets import load_target
+
+        load_target(args.target, get_format(args.format)).close()  # fail fast on a bad target
+    say = None if args.quiet else (lambda s: print(f"bench: {s}...", file=sys.stderr, flush=True))
+    result = run_bench(quick=args.quick, rounds=args.rounds, target=args.target,
+                       fmt=args.format, progress=say)
+    print(render_bench(result))
+    if args.markdown:
+        _write_text(args.markdown, render_bench(result, markdown=True) + "\n")
+    missed = [r.name for r in result.rows if r.met is False]
+    print(f"\n{len(missed)} target(s) not met" + (f": {', '.join(missed)}" if missed else ""))
+    return 0
+
+
 def _cmd_abuses(args: argparse.Namespace) -> int:
     from .strategies import ABUSES
 
@@ -421,6 +483,13 @@ def build_parser() -> argparse.ArgumentParser:
                    help="only these operators (an id, or a family like injected.*)")
     g.add_argument("--stream", choices=["whole", "eager"], default="whole",
                    help="how your client reads a streamed completion (default whole)")
+    g.add_argument("--workers", type=int, default=1,
+                   help="processes; operators are shared out, findings are the same")
+    g.add_argument("--hypothesis-db", metavar="DIR",
+                   help="a Hypothesis example database directory, shared by workers")
+    g.add_argument("--explore", type=int, metavar="N",
+                   help="fast mode: N mutated scenarios per worker without Hypothesis's"
+                        " per-example cost; only failures are shrunk")
     g = s.add_argument_group("corpus")
     g.add_argument("--corpus", default="fuzz_corpus", metavar="DIR",
                    help="where findings are written and replayed from (default fuzz_corpus)")
@@ -461,6 +530,15 @@ def build_parser() -> argparse.ArgumentParser:
                    help="where study.md and study.html go (default reactfuzz-study)")
     s.add_argument("--quiet", "-q", action="store_true", help="no progress on stderr")
     s.set_defaults(func=_cmd_study)
+
+    s = sub.add_parser("bench", help="measure parsers, generators and the engine side by side")
+    s.add_argument("--rounds", type=int, default=7, help="alternating rounds (default 7)")
+    s.add_argument("--quick", action="store_true", help="smaller workloads (same method)")
+    s.add_argument("--target", metavar="SPEC", help="also time your own parser")
+    s.add_argument("--format", "-f", default="bracket", help="format of --target")
+    s.add_argument("--markdown", metavar="FILE", help="write the table as Markdown")
+    s.add_argument("--quiet", "-q", action="store_true", help="no progress on stderr")
+    s.set_defaults(func=_cmd_bench)
 
     s = sub.add_parser("abuses", help="list the abuse operators")
     s.set_defaults(func=_cmd_abuses)

@@ -44,6 +44,7 @@ __all__ = [
     "examine",
     "replay",
     "run_fuzz",
+    "run_fuzz_parallel",
 ]
 
 EventSink = Callable[[Event], None]
@@ -74,6 +75,7 @@ class FuzzConfig:
     time_limit: float = 1.0
     cwd: str | None = None
     stream: str = "whole"  # "whole" or "eager": how the client consumes a streamed completion
+    hypothesis_db: str | None = None  # shared by workers and runs; then the seed is not used
 
 
 @dataclass(frozen=True)
@@ -100,8 +102,13 @@ def examine(
     chunks: list[int] | None = None,
     stream: str = "whole",
     target_is_grammar: bool = False,
+    attribute: bool = True,
 ) -> _Example:
-    """Run one scenario through a target and its dispatcher, then every check."""
+    """Run one scenario through a target and its dispatcher, then every check.
+
+    ``attribute=False`` skips telling design faults from protocol ambiguity (a second
+    parse); every bad verdict then counts as the design's, for a caller that re-checks.
+    """
     result = target.run(scenario.completion)
     registry.reset()
     if result.step is not None:
@@ -116,8 +123,8 @@ def examine(
         else:
             name, _, message = (result.error or "Exception: ?").partition(": ")
             outcome = Crashed(name, message)
-    verdict = judge(outcome, scenario.acceptable, registry, completion=scenario.completion,
-                    fmt=fmt)
+    verdict = judge(outcome, scenario.acceptable, registry,
+                    completion=scenario.completion if attribute else None, fmt=fmt)
     streamed = None
     if chunks is not None and step is not None and not result.timed_out:
         pieces = split_chunks(scenario.completion, chunks)
@@ -188,8 +195,14 @@ def _search(
     classes: dict[tuple[str, str, str], type[_Fail]] = {}
     last_progress = [time.monotonic()]
 
+    database = None
+    if config.hypothesis_db:
+        from hypothesis.database import DirectoryBasedExampleDatabase
+
+        database = DirectoryBasedExampleDatabase(config.hypothesis_db)
+
     @settings(
-        max_examples=config.max_examples, database=None, deadline=None,
+        max_examples=config.max_examples, database=database, deadline=None,
         derandomize=False, report_multiple_bugs=True, verbosity=Verbosity.quiet,
         phases=[Phase.generate, Phase.shrink],
         suppress_health_check=list(HealthCheck),
@@ -219,7 +232,9 @@ def _search(
             cls = classes[key] = type(f"Fail_{len(classes)}", (_Fail,), {})
         raise cls(f"{ex.check}: {ex.failure.message}")
 
-    run = hypothesis_seed(seed)(search)
+    # Hypothesis ignores its database under @seed: a shared database trades the run's exact
+    # reproducibility for memory across runs (findings still replay from their files)
+    run = search if database is not None else hypothesis_seed(seed)(search)
     try:
         run()
     except Exception as e:
@@ -427,3 +442,112 @@ def corpus_summary(paths: Iterable[str | Path]) -> dict[str, Any]:
             k = f"{f.check}/{f.verdict}"
             counts[k] = counts.get(k, 0) + 1
     return counts
+
+
+def _worker_run(args: tuple[FuzzConfig, list[str]]) -> RunSummary:
+    config, abuses = args
+    sub = FuzzConfig(**{**config.__dict__, "abuses": abuses, "replay_corpus": False})
+    return run_fuzz(sub, _WORKER_EMIT)
+
+
+def _forward(event: Event) -> None:
+    if _WORKER_QUEUE is not None:
+        data = {k: v for k, v in event.data.items() if k != "finding"}
+        if "finding" in event.data:
+            data["finding"] = event.data["finding"].model_dump(mode="json")
+        _WORKER_QUEUE.put((event.kind, data))
+
+
+_WORKER_QUEUE: Any = None
+_WORKER_EMIT: EventSink = _forward
+
+
+def _init_worker(queue: Any) -> None:
+    global _WORKER_QUEUE
+    _WORKER_QUEUE = queue
+
+
+def run_fuzz_parallel(config: FuzzConfig, workers: int,
+                      emit: EventSink | None = None) -> RunSummary:
+    """``run_fuzz`` over ``workers`` processes; the same findings as one process.
+
+    Operators are dealt out round-robin; every operator's seed depends only on the run
+    seed, the target and the operator, so the split never changes what is found. The
+    corpus (atomic writes) and any Hypothesis database are shared.
+    """
+    import multiprocessing as mp
+    import threading
+
+    emit = emit or (lambda e: None)
+    if workers <= 1:
+        return run_fuzz(config, emit)
+    seed = config.seed if config.seed is not None else random.SystemRandom().randrange(2**32)
+    config = FuzzConfig(**{**config.__dict__, "seed": seed})
+    fmt = get_format(config.format)
+    wanted = config.abuses if config.abuses is not None else abuse_ids(fmt)
+    for a in wanted:
+        if a not in ABUSES:
+            raise UsageError(f"unknown abuse {a!r}: use one of {', '.join(ABUSES)}")
+    for name in config.targets:  # fail fast, in the parent, on a bad target
+        load_target(name, fmt, timeout=config.time_limit, cwd=config.cwd).close()
+    get_checks(config.checks)
+    shares = [wanted[i::workers] for i in range(workers)]
+    shares = [s for s in shares if s]
+    summary = RunSummary(seed=seed, targets=list(config.targets), format=fmt.name,
+                         dispatcher=config.dispatcher, tools=config.tools,
+                         checks=[c.id for c in get_checks(config.checks)],
+                         abuses=list(wanted), corpus_dir=config.corpus)
+    start = time.monotonic()
+    if config.corpus and config.replay_corpus and Path(config.corpus).is_dir():
+        results = [r for r in replay([config.corpus], time_limit=config.time_limit,
+                                     cwd=config.cwd, emit=emit)
+                   if r.finding.target in config.targets]
+        summary.replayed, summary.reproduced = len(results), sum(r.reproduced for r in results)
+    ctx = mp.get_context("fork") if "fork" in mp.get_all_start_methods() else mp.get_context()
+    queue = ctx.Queue()
+    emit(Event("run-started", {"seed": seed, "targets": config.targets, "format": fmt.name,
+                               "abuses": len(wanted), "workers": len(shares)}))
+    stop = threading.Event()
+
+    def pump() -> None:
+        import queue as q
+
+        while not stop.is_set() or not queue.empty():
+            try:
+                kind, data = queue.get(timeout=0.1)
+            except q.Empty:
+                continue
+            if kind in ("run-started", "run-finished"):
+                continue
+            if "finding" in data:
+                data = {**data, "finding": Finding.model_validate(data["finding"])}
+            emit(Event(kind, data))
+
+    thread = threading.Thread(target=pump, daemon=True)
+    thread.start()
+    try:
+        with ctx.Pool(len(shares), initializer=_init_worker, initargs=(queue,)) as pool:
+            parts = pool.map(_worker_run, [(config, s) for s in shares])
+    except KeyboardInterrupt:
+        summary.interrupted = True
+        parts = []
+    finally:
+        stop.set()
+        thread.join(timeout=5)
+    order = {a: i for i, a in enumerate(wanted)}
+    for part in parts:
+        summary.findings.extend(part.findings)
+        summary.protocol_notes.extend(part.protocol_notes)
+        summary.operators.extend(part.operators)
+        summary.examples += part.examples
+        summary.baseline_known += part.baseline_known
+        summary.interrupted |= part.interrupted
+    summary.findings.sort(key=lambda f: (order.get(f.abuse, 0), f.check))
+    summary.protocol_notes.sort(key=lambda f: (order.get(f.abuse, 0), f.check))
+    summary.operators.sort(key=lambda s: (s.target, order.get(s.abuse, 0)))
+    summary.elapsed = time.monotonic() - start
+    emit(Event("run-finished", {"findings": len(summary.findings),
+                                "protocol_notes": len(summary.protocol_notes),
+                                "examples": summary.examples,
+                                "elapsed": round(summary.elapsed, 3)}))
+    return summary

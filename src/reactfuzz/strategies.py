@@ -121,9 +121,25 @@ def adversarial_text(
     return text
 
 
+def _phrases() -> tuple[str, ...]:
+    """One to four ordinary words, every combination of a few, simplest first."""
+    out = list(WORDS)
+    for a in WORDS[:6]:
+        for b in WORDS:
+            out.append(f"{a} {b}")
+    out += [f"{a} {b} {c} {d}" for a, b, c, d in zip(WORDS, WORDS[3:], WORDS[5:], WORDS[1:])]
+    return tuple(dict.fromkeys(out))
+
+
+_PLAIN = st.sampled_from(_phrases())
+
+
 def _plain_text() -> st.SearchStrategy[str]:
-    """Ordinary words, representable in every format (for the parts that are not abused)."""
-    return st.lists(st.sampled_from(WORDS), min_size=1, max_size=4).map(" ".join)
+    """Ordinary words, representable in every format (for the parts that are not abused).
+
+    One choice per phrase (a pool built once) keeps scenario generation cheap; the pool
+    starts with single words, so shrinking lands on ``"a"``."""
+    return _PLAIN
 
 
 # --------------------------------------------------------------------------------------
@@ -194,7 +210,14 @@ def _argument_values(tool: Tool, name: str, valid: bool) -> st.SearchStrategy[An
     if kind == "pattern":
         # ordinary characters only: a delimiter inside a valid id is the injection
         # operators' business, so each finding is attributed to the operator that made it
-        return st.from_regex(prop["pattern"], fullmatch=True, alphabet=_ID_ALPHABET)
+        pattern = prop["pattern"]
+        literal = re.match(r"\^([A-Za-z0-9_-]+)\[A-Za-z0-9\]\+\$$", pattern)
+        if literal is not None:  # the common `^prefix_[A-Za-z0-9]+$`: cheaper than from_regex
+            prefix = literal.group(1)
+            return st.text(_ID_ALPHABET.filter(str.isalnum), min_size=1, max_size=8).map(
+                lambda s: prefix + s
+            )
+        return st.from_regex(pattern, fullmatch=True, alphabet=_ID_ALPHABET)
     if kind == "int":
         return st.integers(prop.get("minimum", -(10**6)), prop.get("maximum", 10**6))
     if kind == "float":
@@ -1028,15 +1051,13 @@ class Scenario:
         return f"[{self.abuse}] {self.completion!r}"
 
 
-@st.composite
 def scenarios(
-    draw: st.DrawFn,
     registry: ToolRegistry,
     fmt: Format | str = "bracket",
     *,
     abuses: Sequence[str] | None = None,
     policy: Policy = STRICT,
-) -> Scenario:
+) -> st.SearchStrategy[Scenario]:
     """Scenarios for ``fmt``: a drawn abuse operator applied to a drawn intent, the stop
     sequence applied as the provider would, and the oracle's verdict on what is right."""
     fmt = get_format(fmt)
@@ -1047,7 +1068,13 @@ def scenarios(
     ids = [i for i in ids if ABUSES[i].applies_to(fmt)]
     if not ids:
         raise ValueError(f"none of the abuses applies to format {fmt.name!r}")
-    op = ABUSES[draw(st.sampled_from(ids))]
+    return _scenarios(registry, fmt, st.sampled_from(ids), policy)
+
+
+@st.composite
+def _scenarios(draw: st.DrawFn, registry: ToolRegistry, fmt: Format,
+               ids: st.SearchStrategy[str], policy: Policy) -> Scenario:
+    op = ABUSES[draw(ids)]
     writing = op.write(_Ctx(draw, fmt, registry, policy))
     raw = writing.text
     stop = () if op.id in NO_STOP else fmt.stop
@@ -1067,14 +1094,91 @@ def scenarios(
 # Valid transcripts from the grammar.
 
 
-def transcripts(fmt: Format | str = "bracket") -> st.SearchStrategy[str]:
-    """Valid multi-turn transcripts drawn from the format's grammar (``from_lark``), with
-    free-text fields seeded with protocol keywords in the middle of lines."""
+_MID = ("Answer:", "Action: x[y]", "Observation:", ", ", "[1]", "{}", "Final Answer:")
+
+
+def transcripts(
+    fmt: Format | str = "bracket",
+    *,
+    method: str = "render",
+    registry: ToolRegistry | None = None,
+) -> st.SearchStrategy[str]:
+    """Valid multi-turn transcripts of a format, free text seeded with protocol keywords
+    in the middle of lines.
+
+    ``method="render"`` (default) composes them from the format's own writer: a header,
+    turns of thought, rendered action and observation, and a final answer -- valid by
+    construction and about ten times cheaper than grammar-driven generation.
+    ``method="grammar"`` draws them from the format's Lark grammar with
+    ``hypothesis.extra.lark.from_lark`` (explicit strategies for the free-text terminals),
+    which covers shapes the writer never produces (blank lines, CRLF, label-then-newline).
+    """
+    if method == "grammar":
+        return _grammar_transcripts(get_format(fmt))
+    if method != "render":
+        raise ValueError(f"method must be 'render' or 'grammar', not {method!r}")
+    from .tools import default_registry
+
+    fmt = get_format(fmt)
+    registry = registry or default_registry()
+    # a transcript is syntax: tool names from the registry, arguments as plain words
+    # (schema validity is the scenarios' business), so no validation is paid per draw
+    tools = [(t.name, t.names) for t in registry if t.names]
+    n_args = st.just(1) if fmt.arguments == "single" else st.integers(1, 3)
+
+    def call(tool: tuple[str, tuple[str, ...]], n: int, words: list[str]) -> Call:
+        names = (tool[1] + tuple(f"arg{i}" for i in range(n)))[:n]
+        return Call(tool[0], tuple(words[:n]), names)
+
+    triples = [[a, b, c] for a in WORDS[:4] for b in WORDS for c in WORDS[:3]]
+    calls = st.builds(call, st.sampled_from(tools), n_args, st.sampled_from(triples))
+    return _rendered_transcripts(fmt, calls)
+
+
+_WORD = st.sampled_from(WORDS)
+
+
+def _line_pool(n: int = 256) -> tuple[str, ...]:
+    """Lines of free text, built once: a word first (never a label), protocol keywords
+    mid-line. Drawing a whole line in one choice keeps generation cheap; the pool starts
+    with the simplest lines, so shrinking lands on them."""
+    import random as _random
+
+    rng = _random.Random(0)
+    lines = list(WORDS)
+    while len(lines) < n:
+        k = rng.randint(1, 7)
+        words = [rng.choice(WORDS)] + [
+            rng.choice(_MID) if rng.random() < 0.25 else rng.choice(WORDS) for _ in range(k)
+        ]
+        lines.append(" ".join(words))
+    return tuple(lines)
+
+
+_TEXT_LINE = st.sampled_from(_line_pool())
+"""A line of free text with protocol keywords in the middle."""
+
+
+@st.composite
+def _rendered_transcripts(draw: st.DrawFn, fmt: Format, calls: st.SearchStrategy[Call]) -> str:
+    parts = [f"{draw(st.sampled_from(fmt.labels.headers))}: {draw(_TEXT_LINE)}"]
+    steps = draw(st.integers(0, 3))
+    for n in range(1, steps + 1):
+        parts.append(render(draw(calls), fmt, thought=draw(_TEXT_LINE), step=n))
+        obs = [draw(_TEXT_LINE) for _ in range(draw(st.integers(1, 2)))]
+        parts.append(f"{fmt.label('observation', n)} " + "\n".join(obs))
+    if draw(st.integers(0, 2)):
+        answer = FinalAnswer(draw(_TEXT_LINE))
+        parts.append(render(answer, fmt, thought=draw(_TEXT_LINE), step=steps + 1))
+    return "\n".join(parts) + "\n"
+
+
+def _grammar_transcripts(fmt: Format) -> st.SearchStrategy[str]:
+    """Transcripts from the grammar itself (``from_lark`` with explicit strategies)."""
     from hypothesis.extra.lark import from_lark
 
     from .grammars import lark_parser
 
-    fmt = get_format(fmt)
     parser = lark_parser(fmt)
     labels = set(fmt.labels.all().values())
     mid = st.sampled_from([*WORDS, "Answer:", "Action: x[y]", "Observation:", ", ", "[1]", "{}"])

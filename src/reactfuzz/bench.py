@@ -1,0 +1,366 @@
+"""``reactfuzz bench``: the costs that decide how much a fuzz suite finds per minute.
+
+Everything is measured side by side in one process, in alternating rounds (machines are
+noisy), and reported as medians and as ratios to an in-run reference -- a bare ``re``
+parse of one completion, or a hand-written composite Hypothesis strategy -- never as
+absolute promises. Each row says which target it is held to and whether it met it.
+"""
+
+from __future__ import annotations
+
+import gc
+import os
+import re
+import statistics
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from hypothesis import HealthCheck, Phase, Verbosity, given, settings
+from hypothesis import seed as hypothesis_seed
+from hypothesis import strategies as st
+
+__all__ = ["BenchRow", "render_bench", "run_bench"]
+
+TEXT = (
+    "Thought: I should list this customer's July invoices before assuming a duplicate.\n"
+    "Action: list_invoices[cus_8812, 2026-07-01]"
+)
+ACTION_RE = re.compile(r"^Action:\s*(\w+)\[(.*)\]\s*$", re.MULTILINE)
+
+
+@dataclass
+class BenchRow:
+    """One measured figure, its ratio to the in-run reference, and the target it meets."""
+
+    name: str
+    value: float
+    unit: str
+    ratio: float | None = None
+    reference: str = ""
+    target: str = ""
+    met: bool | None = None
+    note: str = ""
+
+
+@dataclass
+class BenchResult:
+    """All rows of one bench run, plus how it was run."""
+
+    rows: list[BenchRow] = field(default_factory=list)
+    rounds: int = 0
+    quick: bool = False
+    cpu: str = ""
+
+
+def _per_call(fn: Callable[[], object], n: int) -> float:
+    t = time.perf_counter()
+    for _ in range(n):
+        fn()
+    return (time.perf_counter() - t) / n
+
+
+def _alternating(items: dict[str, Callable[[], object]], n: int, rounds: int) -> dict[str, float]:
+    """Median seconds per call of each item, measured in interleaved rounds."""
+    samples: dict[str, list[float]] = {k: [] for k in items}
+    for fn in items.values():  # warm caches (compiled grammars, regexes)
+        fn()
+    for _ in range(rounds):
+        for k, fn in items.items():
+            samples[k].append(_per_call(fn, n))
+    return {k: statistics.median(v) for k, v in samples.items()}
+
+
+def _per_example(strategy: st.SearchStrategy, body: Callable, n: int, seed: int = 0) -> float:
+    """Seconds per Hypothesis example (generation + body), generation phase only."""
+
+    @settings(max_examples=n, database=None, deadline=None, phases=[Phase.generate],
+              verbosity=Verbosity.quiet, suppress_health_check=list(HealthCheck))
+    @given(x=strategy)
+    def run(x: object) -> None:
+        body(x)
+
+    t = time.perf_counter()
+    hypothesis_seed(seed)(run)()
+    return (time.perf_counter() - t) / n
+
+
+def _rss_mb() -> float:
+    try:
+        with open("/proc/self/statm") as fh:
+            pages = int(fh.read().split()[1])
+        return pages * os.sysconf("SC_PAGE_SIZE") / 2**20
+    except OSError:  # pragma: no cover - not Linux
+        import resource
+
+        return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def run_bench(*, quick: bool = False, rounds: int = 7, target: str | None = None,
+              fmt: str = "bracket", progress: Callable[[str], None] | None = None) -> BenchResult:
+    """Run every measurement; ``quick`` shrinks the workloads (for tests), not the method."""
+    from .designs import BUILTIN_DESIGNS
+    from .engine import FuzzConfig, examine, run_fuzz, run_fuzz_parallel
+    from .explore import ExploreConfig, build_pool, explore
+    from .formats import get_format
+    from .grammars import grammar_parse, lark_parser, parse_transcript
+    from .model import Call
+    from .parsers import get_parser
+    from .render import render
+    from .strategies import ABUSES, abuse_ids, scenarios, transcripts
+    from .targets import load_target
+    from .tools import default_registry
+
+    say = progress or (lambda s: None)
+    k = 0.2 if quick else 1.0
+    rounds = 3 if quick else rounds
+    result = BenchResult(rounds=rounds, quick=quick, cpu=os.uname().machine)
+    rows = result.rows
+    bracket = get_format("bracket")
+    reg = default_registry()
+
+    # --- 1. the parsers themselves, next to a bare `re` parse -------------------------
+    say("parsers")
+    mix_pool = build_pool(reg, bracket, abuse_ids(bracket), 4, 0)
+    mix = [s.completion for s in mix_pool]
+    parsers = {n: get_parser(n, bracket) for n in
+               ("classic-bracket", "classic-unanchored", "hardened-bracket", "grammar")}
+    items: dict[str, Callable[[], object]] = {
+        "bare re": lambda: ACTION_RE.search(TEXT),
+        **{f"parse {n}": (lambda p=p: p.parse(TEXT)) for n, p in parsers.items()},
+        "parse grammar (Lark only)": lambda: grammar_parse(TEXT, bracket, fast=False),
+        "bare re, scenario mix": lambda: [ACTION_RE.search(t) for t in mix],
+        "parse grammar, scenario mix": lambda: [grammar_parse(t, bracket) for t in mix],
+        "parse classic-bracket, scenario mix": lambda: [parsers["classic-bracket"].parse(t)
+                                                        for t in mix],
+    }
+    if target:
+        tgt = load_target(target, get_format(fmt))
+        items[f"parse {target}"] = lambda: tgt.parse(TEXT)
+    med = _alternating(items, max(20, int(2000 * k)), rounds)
+    base = med["bare re"]
+    for name in list(items)[1:6] + ([f"parse {target}"] if target else []):
+        tgt_text, ok = "", None
+        if name == "parse grammar":
+            tgt_text, ok = "<= 20x", med[name] / base <= 20
+        rows.append(BenchRow(name, med[name] * 1e6, "us", med[name] / base, "bare re",
+                             tgt_text, ok, "one canonical completion"))
+    mix_ratio = med["parse grammar, scenario mix"] / med["bare re, scenario mix"]
+    rows.append(BenchRow("parse grammar, scenario mix", med["parse grammar, scenario mix"]
+                         / len(mix) * 1e6, "us", mix_ratio, "bare re, same mix", "",
+                         None, f"{len(mix)} completions of every operator"))
+    rows.insert(0, BenchRow("bare re parse", base * 1e6, "us", 1.0, "itself", "", None,
+                            "the in-run reference"))
+
+    # --- 2. per-example costs under Hypothesis -----------------------------------------
+    say("composite strategy and full pipeline")
+    n = max(30, int(300 * k))
+    classic = get_parser("classic-bracket", bracket)
+    composite = st.builds(
+        lambda tool, args: Call(tool, tuple(args)),
+        st.sampled_from(["list_invoices", "get_weather", "send_email"]),
+        st.lists(st.text(st.characters(codec="ascii", categories=("L", "Nd")), min_size=1,
+                         max_size=12), min_size=2, max_size=3),
+    )
+
+    def roundtrip(call: Call) -> None:
+        assert classic.parse(render(call, bracket)).intent() is not None
+
+    t_comp = _per_example(composite, roundtrip, n)
+    grammar_target = load_target("grammar", bracket)
+    classic_target = load_target("classic-bracket", bracket)
+
+    def pipeline(sc) -> None:  # both parsers, dispatch, oracle, verdict
+        examine(sc, classic_target, bracket, reg, "positional", [], attribute=False)
+        examine(sc, grammar_target, bracket, reg, "typed", [], attribute=False)
+
+    t_pipe = _per_example(scenarios(reg, bracket), pipeline, n)
+    floor = _per_example(st.integers(), lambda x: None, n)
+    rows.append(BenchRow("Hypothesis per-example floor", floor * 1e6, "us", floor / base,
+                         "bare re", "", None, "st.integers(), empty body"))
+    rows.append(BenchRow("composite strategy reference", t_comp * 1e6, "us", 1.0, "itself", "",
+                         None, "2-3 argument call, rendered, round-trip checked"))
+    rows.append(BenchRow("full pipeline per scenario", t_pipe * 1e6, "us", t_pipe / t_comp,
+                         "composite", "<= 1.5x", t_pipe / t_comp <= 1.5,
+                         "generate, stop-cut, parse x2, dispatch, oracle, verdict"))
+
+    # --- 3. transcripts -------------------------------------------------------------------
+    say("transcripts")
+    from hypothesis.extra.lark import from_lark
+
+    tn = max(15, int(80 * k))
+    ours: list[str] = []
+    plain: list[str] = []
+    t_ours = _per_example(transcripts(bracket), ours.append, tn)
+    try:
+        t_plain = _per_example(from_lark(lark_parser(bracket), start="transcript"),
+                               plain.append, tn)
+    except Exception as e:  # pragma: no cover - depends on the Hypothesis version
+        t_plain, plain = float("nan"), []
+        say(f"plain from_lark failed: {e}")
+
+    def accepted(xs: list[str]) -> float:
+        return sum(parse_transcript(x, bracket).ok for x in xs) / len(xs) if xs else 0.0
+
+    def texty(xs: list[str]) -> float:
+        chars = "".join(xs)
+        good = sum(c.isascii() and (c.isalnum() or c in " .,:[]'\"\n-_?") for c in chars)
+        return good / len(chars) if chars else 0.0
+
+    speed = t_plain / t_ours if t_ours else float("nan")
+    rows.append(BenchRow("transcript generation (ours)", t_ours * 1e3, "ms", speed,
+                         "plain from_lark (x faster)", ">= 10x faster", speed >= 10,
+                         f"accepted {accepted(ours):.0%}, text-like chars {texty(ours):.0%}"))
+    rows.append(BenchRow("transcript generation (plain from_lark)", t_plain * 1e3, "ms", 1.0,
+                         "itself", "", None,
+                         f"accepted {accepted(plain):.0%}, text-like chars {texty(plain):.0%}"))
+
+    # --- 4. examples to the first finding ---------------------------------------------------
+    say("examples to first finding")
+    seeds = 3 if quick else 5
+    cap = 300
+    for op in ABUSES.values():
+        if not op.breaks or (quick and op.family not in ("injected", "malformed")):
+            continue
+        design = BUILTIN_DESIGNS[op.breaks[0]]
+        counts = [_first_failure(reg, design, op.id, s, cap) for s in range(seeds)]
+        m = statistics.median(counts)
+        rows.append(BenchRow(f"first finding: {op.id}", m, "examples", None, "",
+                             "<= 100", m <= 100, f"vs {design.name}; seeds {counts}"))
+    for d in ("classic", "classic-unanchored"):
+        design = BUILTIN_DESIGNS[d]
+        counts = [_first_failure_text(reg, design, s, cap) for s in range(seeds)]
+        rows.append(BenchRow(f"first finding, plain st.text(): {d}", statistics.median(counts),
+                             "examples", None, "", "baseline", None,
+                             f"seeds {counts} (cap {cap})"))
+
+    # --- 5. a default fuzz run, the fast mode, memory, workers -----------------------------
+    say("default fuzz run")
+    t = time.perf_counter()
+    run_fuzz(FuzzConfig(targets=["classic-bracket"], seed=1, corpus=None,
+                        max_examples=12 if quick else 60))
+    wall = time.perf_counter() - t
+    rows.append(BenchRow("default fuzz run, one target", wall, "s", None, "", "<= 60 s",
+                         wall <= 60, "classic-bracket, every operator and check, 1 core"))
+    say("fast exploration")
+    ex_n = int(100_000 * k)
+    er = explore(ExploreConfig(target="classic-bracket", scenarios=ex_n, seed=1,
+                               pool_per_operator=10 if quick else 40))
+    per = er.loop_seconds / er.scenarios
+    rows.append(BenchRow("explore: scenarios per second", er.rate, "/s", None, "",
+                         ">= 20,000/s", er.rate >= 20_000,
+                         f"{per * 1e6:.1f} us each; {per / med['parse classic-bracket']:.1f}x"
+                         f" the classic parse, {per / base:.0f}x bare re"))
+    rows.append(BenchRow("explore: per scenario vs the target's own parse",
+                         per / med["parse classic-bracket"], "x", None, "",
+                         "<= 30x", per / med["parse classic-bracket"] <= 30,
+                         "target classic-bracket"))
+    say("memory")
+    gc.collect()
+    small_n, big_n = int(10_000 * k), int(100_000 * k)
+    cfg = ExploreConfig(target="classic-bracket", scenarios=small_n, seed=2,
+                        pool_per_operator=10)
+    explore(cfg)
+    gc.collect()
+    rss_small = _rss_mb()
+    cfg.scenarios = big_n
+    explore(cfg)
+    gc.collect()
+    rss_big = _rss_mb()
+    growth = rss_big / rss_small
+    rows.append(BenchRow(f"RSS after {big_n:,} vs {small_n:,} scenarios", growth, "x", None, "",
+                         "<= 1.10x", growth <= 1.10, f"{rss_small:.0f} MB -> {rss_big:.0f} MB"))
+    say("workers")
+    wcfg = FuzzConfig(targets=["classic-bracket"], seed=5, corpus=None,
+                      max_examples=30 if quick else 150)
+    t = time.perf_counter()
+    run_fuzz(wcfg)
+    one = time.perf_counter() - t
+    t = time.perf_counter()
+    run_fuzz_parallel(wcfg, 2)
+    two = time.perf_counter() - t
+    cores = os.cpu_count() or 1
+    rows.append(BenchRow("2 workers vs 1", one / two, "x", None, "", ">= 1.8x",
+                         one / two >= 1.8 if cores >= 2 else None,
+                         f"{one:.1f}s -> {two:.1f}s on {cores} cores"))
+    grammar_target.close()
+    classic_target.close()
+    return result
+
+
+def _first_failure(reg, design, abuse: str, seed: int, cap: int) -> int:
+    from .oracle import judge
+    from .strategies import scenarios
+
+    count = [0]
+
+    class Found(Exception):
+        pass
+
+    @settings(max_examples=cap, database=None, deadline=None, phases=[Phase.generate],
+              verbosity=Verbosity.quiet, suppress_health_check=list(HealthCheck))
+    @given(sc=scenarios(reg, design.format, abuses=[abuse]))
+    def run(sc) -> None:
+        count[0] += 1
+        reg.reset()
+        _, out = design.run(sc.completion, reg)
+        v = judge(out, sc.acceptable, reg, completion=sc.completion, fmt=design.fmt)
+        if not v.ok and v.cause == "design":
+            raise Found
+
+    try:
+        hypothesis_seed(seed)(run)()
+    except Found:
+        return count[0]
+    return cap + 1
+
+
+def _first_failure_text(reg, design, seed: int, cap: int) -> int:
+    """Examples until plain ``st.text()`` completions break a design (intent: a search)."""
+    from .model import Call
+    from .oracle import judge, oracle
+
+    intent = Call.named("search", query="a")
+    acc = oracle(intent, design.format, reg)
+    count = [0]
+
+    class Found(Exception):
+        pass
+
+    @settings(max_examples=cap, database=None, deadline=None, phases=[Phase.generate],
+              verbosity=Verbosity.quiet, suppress_health_check=list(HealthCheck))
+    @given(text=st.text())
+    def run(text: str) -> None:
+        count[0] += 1
+        reg.reset()
+        _, out = design.run(text, reg)
+        v = judge(out, acc, reg)
+        if v.kind in ("wrong-call", "hijacked-answer", "crash", "unvalidated-call"):
+            raise Found
+
+    try:
+        hypothesis_seed(seed)(run)()
+    except Found:
+        return count[0]
+    return cap + 1
+
+
+def render_bench(result: BenchResult, *, markdown: bool = False) -> str:
+    """The rows as a plain or Markdown table."""
+    head = ["measure", "median", "ratio", "reference", "target", "met", "note"]
+    body = []
+    for r in result.rows:
+        value = f"{r.value:,.1f} {r.unit}" if r.unit != "examples" else (
+            f"{r.value:g}" if r.value <= 300 else "never (> 300)")
+        ratio = f"{r.ratio:.2f}x" if r.ratio is not None else ""
+        met = "" if r.met is None else ("yes" if r.met else "NO")
+        body.append([r.name, value, ratio, r.reference, r.target, met, r.note])
+    if markdown:
+        lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+        lines += ["| " + " | ".join(c.replace("|", "\\|") for c in row) + " |" for row in body]
+        return "\n".join(lines)
+    widths = [max(len(x) for x in col) for col in zip(head, *body)]
+    widths[-1] = 0
+    out = ["  ".join(h.ljust(w) for h, w in zip(head, widths)).rstrip()]
+    out += ["  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip() for row in body]
+    return "\n".join(out)
