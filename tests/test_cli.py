@@ -114,7 +114,7 @@ def test_conform_custom_field_and_record_without_id(tmp_path: Path, capsys) -> N
         (["conform", "--format", "bracket"], '{"other": "x"}\n', r"logs.jsonl:1: record has no field 'text'"),
         (["conform", "--format", "bracket"], '{"text": 3}\n', r"field 'text' is not a string"),
         (["conform", "--format", "nope"], '{"text": "x"}\n', r"unknown format 'nope'"),
-        (["parse", "--parser", "nope"], "Action: x[y]\n", r"unknown parser 'nope'"),
+        (["parse", "--parser", "nope"], "Action: x[y]\n", r"unknown target 'nope'"),
     ],
     ids=["bad-json", "missing-field", "wrong-type", "unknown-format", "unknown-parser"],
 )

@@ -67,8 +67,10 @@ def _cmd_parsers(args: argparse.Namespace) -> int:
 
 
 def _cmd_parse(args: argparse.Namespace) -> int:
+    from .targets import load_target
+
     fmt = get_format(args.format)
-    parser = get_parser(args.parser, fmt)
+    parser = load_target(args.parser, fmt)  # a built-in, module:function, regex: or grammar:
     text = _read_input(args.file)
     if args.transcript:
         t = parse_transcript(text, fmt)
@@ -86,7 +88,10 @@ def _cmd_parse(args: argparse.Namespace) -> int:
         }
         print(json.dumps(out, indent=2, ensure_ascii=False))
         return 0 if t.ok else 1
-    step = parser.parse(text)
+    try:
+        step = parser.parse(text)
+    finally:
+        parser.close()
     print(json.dumps(step.to_dict(), indent=2, ensure_ascii=False))
     return 0 if step.kind != "invalid" else 1
 
@@ -438,7 +443,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     s = sub.add_parser("parse", help="print the Step a parser reads from one completion, as JSON")
     s.add_argument("--format", "-f", default="bracket", help="built-in format or .toml file")
-    s.add_argument("--parser", "-p", default="grammar", help="parser name (default: grammar)")
+    s.add_argument("--parser", "-p", default="grammar",
+                   help="a built-in parser (default: grammar), module:function, regex:PATTERN"
+                        " or grammar:FILE")
     s.add_argument("--transcript", action="store_true",
                    help="parse a whole transcript with the grammar instead of one completion")
     s.add_argument("file", nargs="?", default="-", help="completion file, or - for stdin")

@@ -177,6 +177,21 @@ _ID_ALPHABET = st.characters(
     codec="ascii", categories=("Lu", "Ll", "Nd"), include_characters="_@.-"
 )
 
+def _id_suffixes(n: int = 97) -> tuple[str, ...]:
+    """Alphanumeric id tails, simplest first (one choice each: cheap, shrinks to "0")."""
+    import random as _random
+    import string
+
+    rng = _random.Random(1)
+    alnum = string.digits + string.ascii_letters
+    out = ["0", "1", "a", "A"]
+    while len(out) < n:
+        out.append("".join(rng.choice(alnum) for _ in range(rng.randint(1, 10))))
+    return tuple(dict.fromkeys(out))
+
+
+_ID_SUFFIXES = _id_suffixes()
+
 _NEAR_VALID: dict[str, tuple[str, ...]] = {
     "date": ("last July", "2026-13-01", "2026/07/01", "07/01/2026", "yesterday", ""),
     "int": ("abc", "1.5", "one", "", "1e3"),
@@ -214,9 +229,7 @@ def _argument_values(tool: Tool, name: str, valid: bool) -> st.SearchStrategy[An
         literal = re.match(r"\^([A-Za-z0-9_-]+)\[A-Za-z0-9\]\+\$$", pattern)
         if literal is not None:  # the common `^prefix_[A-Za-z0-9]+$`: cheaper than from_regex
             prefix = literal.group(1)
-            return st.text(_ID_ALPHABET.filter(str.isalnum), min_size=1, max_size=8).map(
-                lambda s: prefix + s
-            )
+            return st.sampled_from(_ID_SUFFIXES).map(lambda s: prefix + s)
         return st.from_regex(pattern, fullmatch=True, alphabet=_ID_ALPHABET)
     if kind == "int":
         return st.integers(prop.get("minimum", -(10**6)), prop.get("maximum", 10**6))
