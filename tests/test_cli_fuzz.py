@@ -174,3 +174,32 @@ def test_study_writes_markdown_and_html(tmp_path: Path) -> None:
 def test_list_commands() -> None:
     assert "injected.delimiter" in cli("abuses").stdout
     assert "no-wrong-call" in cli("checks").stdout
+
+
+def test_plugin_registers_a_custom_check(tmp_path: Path) -> None:
+    (tmp_path / "mychecks.py").write_text(textwrap.dedent('''
+        from reactfuzz.checks import Failure, check
+
+        @check("no-refund", "refund never runs")
+        def _no_refund(inp):
+            call = getattr(inp.outcome, "call", None)
+            if call is not None and call.tool == "refund":
+                return Failure("refund-ran", "refund ran", "high")
+    '''))
+    r = cli("fuzz", "--parser", "grammar", "--plugin", "mychecks", "--check", "no-refund",
+            "--abuse", "clean.render", "--seed", "1", "-q", "--no-corpus", cwd=tmp_path)
+    assert r.returncode == 1, r.stderr
+    assert "refund-ran" in r.stdout
+
+
+def test_tools_without_free_text_skip_operators_cleanly(tmp_path: Path) -> None:
+    """Operators that need a free-text argument have nothing to work on: skipped, no crash."""
+    (tmp_path / "tools.json").write_text(json.dumps([{
+        "name": "add", "description": "Add two numbers.",
+        "parameters": {"type": "object", "properties": {"a": {"type": "integer"},
+                                                        "b": {"type": "integer"}},
+                       "required": ["a", "b"]}}]))
+    r = cli("fuzz", "--parser", "grammar", "--tools", "tools.json", "--seed", "1", "-q",
+            "--no-corpus", "--max-examples", "10", cwd=tmp_path)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "Traceback" not in r.stderr

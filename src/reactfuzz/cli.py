@@ -73,6 +73,7 @@ def _cmd_parse(args: argparse.Namespace) -> int:
     parser = load_target(args.parser, fmt)  # a built-in, module:function, regex: or grammar:
     text = _read_input(args.file)
     if args.transcript:
+        parser.close()
         t = parse_transcript(text, fmt)
         out = {
             "ok": t.ok,
@@ -188,6 +189,24 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"reactfuzz: error: {message} (see '{self.prog} --help')\n")
 
 
+def _load_plugins(modules: list[str] | None) -> None:
+    """Import user modules that register checks, abuses or parsers (current dir first)."""
+    import importlib
+    import os
+
+    for name in modules or []:
+        sys.path.insert(0, os.getcwd())
+        try:
+            importlib.import_module(name)
+        except Exception as e:
+            raise UsageError(
+                f"--plugin {name}: cannot import it ({type(e).__name__}: {e});"
+                " give a module importable from the working directory"
+            ) from None
+        finally:
+            sys.path.remove(os.getcwd())
+
+
 def _expand_abuses(patterns: list[str] | None) -> list[str] | None:
     """Abuse ids from the command line; ``family.*`` or ``family`` selects a family."""
     from .strategies import ABUSES
@@ -227,6 +246,7 @@ def _cmd_fuzz(args: argparse.Namespace) -> int:
         raise UsageError("--max-examples must be at least 1")
     if args.workers < 1:
         raise UsageError("--workers must be at least 1")
+    _load_plugins(args.plugin)
     config = FuzzConfig(
         hypothesis_db=args.hypothesis_db,
         targets=_fuzz_targets(args), format=args.format, dispatcher=args.dispatcher,
@@ -486,6 +506,9 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--time-limit", type=float, default=1.0, metavar="SECONDS",
                    help="per-parse limit; slower is a bounded-time finding (default 1)")
     g.add_argument("--check", action="append", metavar="ID", help="run only these checks")
+    g.add_argument("--plugin", action="append", metavar="MODULE",
+                   help="import a module that registers your own checks (@check),"
+                        " abuses or parsers")
     g.add_argument("--abuse", action="append", metavar="ID",
                    help="only these operators (an id, or a family like injected.*)")
     g.add_argument("--stream", choices=["whole", "eager"], default="whole",

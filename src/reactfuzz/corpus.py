@@ -65,7 +65,8 @@ class IntentSpec(BaseModel):
         """Back to an Intent (argument values as JSON gave them)."""
         if self.kind == "answer":
             return FinalAnswer(self.text or "")
-        return Call(self.tool or "", tuple(self.args), tuple(self.names) if self.names else None)
+        names = tuple(self.names) if self.names is not None else None
+        return Call(self.tool or "", tuple(self.args), names)
 
 
 class AcceptableSpec(BaseModel):
@@ -97,7 +98,8 @@ class AcceptableSpec(BaseModel):
             call = spec.intent()
             assert isinstance(call, Call)
             try:
-                call = registry.validate(call.tool, call.kwargs()) if call.names else call
+                if call.names is not None:
+                    call = registry.validate(call.tool, call.kwargs())
             except Exception:  # a stored call that no longer validates stays as stored
                 pass
             calls.append(call)
@@ -180,6 +182,7 @@ def save_finding(finding: Finding, directory: str | Path) -> Path:
     text = json.dumps(finding.model_dump(mode="json"), indent=2, ensure_ascii=False) + "\n"
     fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".json", dir=d)
     try:
+        os.chmod(tmp, 0o644)  # mkstemp makes 0600; corpus files are for the whole team
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             fh.write(text)
             fh.flush()

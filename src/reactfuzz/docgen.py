@@ -87,10 +87,59 @@ def _abuse_catalogue() -> str:
     return "\n".join(rows)
 
 
+class _PinnedHelpFormatter(argparse.HelpFormatter):
+    """argparse's help layout as of Python 3.10-3.12, whatever Python renders the docs.
+
+    Python 3.13 writes ``-f, --format FORMAT`` where earlier versions write ``--format
+    FORMAT, -f FORMAT``; pinning the older form keeps the generated blocks identical on
+    every supported Python.
+    """
+
+    def _format_action_invocation(self, action: argparse.Action) -> str:
+        if not action.option_strings:
+            default = self._get_default_metavar_for_positional(action)
+            (metavar,) = self._metavar_formatter(action, default)(1)
+            return metavar
+        if action.nargs == 0:
+            return ", ".join(action.option_strings)
+        default = self._get_default_metavar_for_optional(action)
+        args = self._format_args(action, default)
+        return ", ".join(f"{option} {args}" for option in action.option_strings)
+
+
+def _command_help(name: str) -> Callable[[], str]:
+    """The ``--help`` text of one ``reactfuzz`` command, as a 100-column terminal shows it."""
+
+    def render() -> str:
+        from .cli import build_parser
+
+        parser = build_parser()
+        sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+        command = sub.choices[name]
+        # what format_help() does, with a fixed formatter and width (COLUMNS=100 minus 2)
+        fmt = _PinnedHelpFormatter(prog=command.prog, width=98)
+        fmt.add_usage(command.usage, command._actions, command._mutually_exclusive_groups)
+        fmt.add_text(command.description)
+        for group in command._action_groups:
+            fmt.start_section(group.title)
+            fmt.add_text(group.description)
+            fmt.add_arguments(group._group_actions)
+            fmt.end_section()
+        fmt.add_text(command.epilog)
+        return "```text\n" + fmt.format_help().rstrip("\n") + "\n```"
+
+    return render
+
+
+_COMMANDS = ("demo", "formats", "parsers", "parse", "conform", "fuzz", "replay", "study",
+             "bench", "abuses", "checks")
+
+
 # file (relative to the repository root) -> block name -> generator
 BLOCKS: dict[str, dict[str, Callable[[], str]]] = {
     "docs/concepts.md": {"decision-table": _decision_table, "verdicts": _verdicts},
     "docs/abuses.md": {"catalogue": _abuse_catalogue},
+    "docs/cli.md": {f"help-{c}": _command_help(c) for c in _COMMANDS},
 }
 
 

@@ -23,6 +23,7 @@ from typing import Any
 from hypothesis import HealthCheck, Phase, Verbosity, given, settings
 from hypothesis import seed as hypothesis_seed
 from hypothesis import strategies as st
+from hypothesis.errors import Unsatisfiable
 
 from .checks import Check, CheckInput, Failure, get_checks
 from .corpus import AcceptableSpec, Finding, IntentSpec, iter_corpus, save_finding
@@ -136,7 +137,14 @@ def examine(
         target_is_grammar=target_is_grammar,
         streamed_step=streamed,
     )
-    failures = [(c.id, f) for c in checks if (f := c(inp)) is not None]
+    failures = []
+    for c in checks:
+        try:
+            f = c(inp)
+        except Exception as e:  # a bug in a (user) check, not a finding about the target
+            raise UsageError(f"check {c.id!r} raised {type(e).__name__}: {e}") from None
+        if f is not None:
+            failures.append((c.id, f))
     # a design fault outranks a protocol note on the same example
     failures.sort(key=lambda cf: cf[1].cause != "design")
     first = failures[0] if failures else (None, None)
@@ -237,6 +245,8 @@ def _search(
     run = search if database is not None else hypothesis_seed(seed)(search)
     try:
         run()
+    except Unsatisfiable:
+        stats.skipped = "no scenario: the tools lack what this operator needs"
     except Exception as e:
         # our own failures (one, or a group of distinct ones) are in `recorded`; anything
         # else is a bug in reactfuzz or in the user's code around the target: re-raise it
@@ -309,8 +319,26 @@ def replay(
     return out
 
 
+def _import_all() -> None:
+    """Import every reactfuzz module.
+
+    Hypothesis draws some values from constants found in the local modules loaded in the
+    process; loading the whole package first makes a seed mean the same run whichever
+    entry point (CLI, library, pytest) started it.
+    """
+    import importlib
+    import pkgutil
+
+    import reactfuzz
+
+    for info in pkgutil.iter_modules(reactfuzz.__path__):
+        if info.name != "__main__":
+            importlib.import_module(f"reactfuzz.{info.name}")
+
+
 def run_fuzz(config: FuzzConfig, emit: EventSink | None = None) -> RunSummary:
     """Run a fuzz campaign and return its summary (findings are also in the corpus)."""
+    _import_all()
     emit = emit or (lambda e: None)
     seed = config.seed if config.seed is not None else random.SystemRandom().randrange(2**32)
     fmt = get_format(config.format)

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field, replace
 
 from hypothesis import HealthCheck, Phase, Verbosity, given, settings
 from hypothesis import seed as hypothesis_seed
+from hypothesis.errors import Unsatisfiable
 
 from .checks import get_checks
 from .corpus import Finding, iter_corpus, save_finding
@@ -98,7 +99,10 @@ def build_pool(registry: ToolRegistry, fmt: Format, abuses: list[str], per_opera
         def draw(sc: Scenario) -> None:
             pool.append(sc)
 
-        hypothesis_seed(_operator_seed(seed, "pool", abuse))(draw)()
+        try:
+            hypothesis_seed(_operator_seed(seed, "pool", abuse))(draw)()
+        except Unsatisfiable:  # the tools lack what this operator needs
+            continue
     return pool
 
 
@@ -152,6 +156,9 @@ def _apply(sc: Scenario, inserts: list[tuple[int, str]]) -> Scenario:
 
 def explore(config: ExploreConfig, emit: Callable[[Event], None] | None = None) -> ExploreResult:
     """Run the fast loop for ``config.scenarios`` scenarios; returns findings and speed."""
+    from .engine import _import_all
+
+    _import_all()
     emit = emit or (lambda e: None)
     fmt = get_format(config.format)
     registry = load_tools(config.tools)

@@ -124,7 +124,7 @@ def _matrix(summary: RunSummary) -> dict[tuple[str, str], int]:
 def _replay(summary: RunSummary, finding: Finding) -> str:
     if summary.corpus_dir:
         return finding.replay_command(f"{summary.corpus_dir.rstrip('/')}/{finding.filename}")
-    return finding.replay_command()
+    return f"(not saved: rerun with --seed {summary.seed} and --corpus DIR to keep it)"
 
 
 def _plural(n: int, word: str) -> str:
