@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from .checks import CHECKS, Check, CheckInput, Failure, check
+from .corpus import Finding
 from .designs import BUILTIN_DESIGNS, Design, decision_table
 from .dispatch import (
     Crashed,
@@ -13,6 +15,7 @@ from .dispatch import (
     dispatch_typed,
     get_dispatcher,
 )
+from .engine import FuzzConfig, replay, run_fuzz, run_fuzz_parallel
 from .errors import FormatError, GrammarError, InputFileError, ReactfuzzError, UsageError
 from .formats import BUILTIN_FORMATS, Format, Labels, get_format, load_format
 from .grammars import Transcript, grammar_parse, parse_transcript
@@ -22,7 +25,10 @@ from .model import Action, Call, FinalAnswer, Intent, Invalid, Step
 from .oracle import STRICT, Acceptable, Expectation, Policy, Verdict, judge, oracle
 from .parsers import PARSERS, Parser, get_parser, register_parser
 from .render import render, representable, written_form
+from .results import RunSummary, StudyResult
 from .strategies import ABUSES, Abuse, Scenario, register_abuse, scenarios, transcripts
+from .study import run_study
+from .targets import Target, load_target, load_tools
 from .tools import (
     Tool,
     ToolRegistry,
@@ -38,22 +44,28 @@ __all__ = [
     "ABUSES",
     "BUILTIN_DESIGNS",
     "BUILTIN_FORMATS",
+    "CHECKS",
     "PARSERS",
     "STRICT",
     "Abuse",
     "Acceptable",
     "Action",
     "Call",
+    "Check",
+    "CheckInput",
     "Completion",
     "Crashed",
     "Design",
     "Executed",
     "Expectation",
+    "Failure",
     "FakeLLM",
     "FinalAnswer",
+    "Finding",
     "Finished",
     "Format",
     "FormatError",
+    "FuzzConfig",
     "GrammarError",
     "HypothesisSource",
     "InputFileError",
@@ -66,8 +78,11 @@ __all__ = [
     "ReactfuzzError",
     "Rejected",
     "RequestTokens",
+    "RunSummary",
     "Scenario",
     "Step",
+    "StudyResult",
+    "Target",
     "Tool",
     "ToolRegistry",
     "Trace",
@@ -77,6 +92,7 @@ __all__ = [
     "Verdict",
     "__version__",
     "apply_stop",
+    "check",
     "decision_table",
     "default_registry",
     "dispatch_positional",
@@ -87,14 +103,20 @@ __all__ = [
     "grammar_parse",
     "judge",
     "load_format",
+    "load_target",
+    "load_tools",
     "load_tools_json",
     "oracle",
     "parse_transcript",
     "register_abuse",
     "register_parser",
     "render",
+    "replay",
     "representable",
     "run",
+    "run_fuzz",
+    "run_fuzz_parallel",
+    "run_study",
     "scenarios",
     "stream_parse",
     "tool_from_function",
