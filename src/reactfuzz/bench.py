@@ -291,10 +291,9 @@ def run_bench(*, quick: bool = False, rounds: int = 7, target: str | None = None
     return result
 
 
-def _first_failure(reg, design, abuse: str, seed: int, cap: int) -> int:
-    from .oracle import judge
-    from .strategies import scenarios
-
+def _examples_until(strategy: st.SearchStrategy, failed: Callable[[object], bool], seed: int,
+                    cap: int) -> int:
+    """How many generated examples until ``failed`` is true (``cap + 1``: never)."""
     count = [0]
 
     class Found(Exception):
@@ -302,13 +301,10 @@ def _first_failure(reg, design, abuse: str, seed: int, cap: int) -> int:
 
     @settings(max_examples=cap, database=None, deadline=None, phases=[Phase.generate],
               verbosity=Verbosity.quiet, suppress_health_check=list(HealthCheck))
-    @given(sc=scenarios(reg, design.format, abuses=[abuse]))
-    def run(sc) -> None:
+    @given(x=strategy)
+    def run(x: object) -> None:
         count[0] += 1
-        reg.reset()
-        _, out = design.run(sc.completion, reg)
-        v = judge(out, sc.acceptable, reg, completion=sc.completion, fmt=design.fmt)
-        if not v.ok and v.cause == "design":
+        if failed(x):
             raise Found
 
     try:
@@ -316,6 +312,20 @@ def _first_failure(reg, design, abuse: str, seed: int, cap: int) -> int:
     except Found:
         return count[0]
     return cap + 1
+
+
+def _first_failure(reg, design, abuse: str, seed: int, cap: int) -> int:
+    """Examples of one operator until a design fault of ``design``."""
+    from .oracle import judge
+    from .strategies import scenarios
+
+    def failed(sc) -> bool:
+        reg.reset()
+        _, out = design.run(sc.completion, reg)
+        v = judge(out, sc.acceptable, reg, completion=sc.completion, fmt=design.fmt)
+        return not v.ok and v.cause == "design"
+
+    return _examples_until(scenarios(reg, design.format, abuses=[abuse]), failed, seed, cap)
 
 
 def _first_failure_text(reg, design, seed: int, cap: int) -> int:
@@ -323,29 +333,15 @@ def _first_failure_text(reg, design, seed: int, cap: int) -> int:
     from .model import Call
     from .oracle import judge, oracle
 
-    intent = Call.named("search", query="a")
-    acc = oracle(intent, design.format, reg)
-    count = [0]
+    acc = oracle(Call.named("search", query="a"), design.format, reg)
 
-    class Found(Exception):
-        pass
-
-    @settings(max_examples=cap, database=None, deadline=None, phases=[Phase.generate],
-              verbosity=Verbosity.quiet, suppress_health_check=list(HealthCheck))
-    @given(text=st.text())
-    def run(text: str) -> None:
-        count[0] += 1
+    def failed(text) -> bool:
         reg.reset()
         _, out = design.run(text, reg)
-        v = judge(out, acc, reg)
-        if v.kind in ("wrong-call", "hijacked-answer", "crash", "unvalidated-call"):
-            raise Found
+        return judge(out, acc, reg).kind in ("wrong-call", "hijacked-answer", "crash",
+                                             "unvalidated-call")
 
-    try:
-        hypothesis_seed(seed)(run)()
-    except Found:
-        return count[0]
-    return cap + 1
+    return _examples_until(st.text(), failed, seed, cap)
 
 
 def render_bench(result: BenchResult, *, markdown: bool = False) -> str:

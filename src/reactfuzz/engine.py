@@ -418,11 +418,15 @@ def run_fuzz(config: FuzzConfig, emit: EventSink | None = None) -> RunSummary:
         for t in targets.values():
             t.close()
     summary.elapsed = time.monotonic() - start
-    emit(Event("run-finished", {"findings": len(summary.findings),
-                                "protocol_notes": len(summary.protocol_notes),
-                                "examples": summary.examples,
-                                "elapsed": round(summary.elapsed, 3)}))
+    emit(_finished(summary))
     return summary
+
+
+def _finished(summary: RunSummary) -> Event:
+    return Event("run-finished", {"findings": len(summary.findings),
+                                  "protocol_notes": len(summary.protocol_notes),
+                                  "examples": summary.examples,
+                                  "elapsed": round(summary.elapsed, 3)})
 
 
 def _baseline_keys(baseline: str | None) -> set[tuple[str, ...]]:
@@ -574,8 +578,5 @@ def run_fuzz_parallel(config: FuzzConfig, workers: int,
     summary.protocol_notes.sort(key=lambda f: (order.get(f.abuse, 0), f.check))
     summary.operators.sort(key=lambda s: (s.target, order.get(s.abuse, 0)))
     summary.elapsed = time.monotonic() - start
-    emit(Event("run-finished", {"findings": len(summary.findings),
-                                "protocol_notes": len(summary.protocol_notes),
-                                "examples": summary.examples,
-                                "elapsed": round(summary.elapsed, 3)}))
+    emit(_finished(summary))
     return summary

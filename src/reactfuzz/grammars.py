@@ -31,7 +31,7 @@ from lark.exceptions import (
 
 from .errors import GrammarError
 from .formats import Format, get_format
-from .model import Action, Invalid, Step
+from .model import Action, DuplicateKeyError, Invalid, Step, no_duplicate_keys
 
 __all__ = [
     "Block",
@@ -399,20 +399,6 @@ def _decode_paper_action(node: Tree) -> tuple[str, str]:
     return m.group(1), m.group(2)
 
 
-class _DuplicateKey(Exception):
-    def __init__(self, key: str) -> None:
-        self.key = key
-
-
-def _no_dupes(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for k, v in pairs:
-        if k in out:
-            raise _DuplicateKey(k)
-        out[k] = v
-    return out
-
-
 def _build_step(tree: Tree, text: str, fmt: Format) -> Step:
     thoughts: list[str] = []
     final = tree.children[-1]
@@ -441,8 +427,8 @@ def _build_step(tree: Tree, text: str, fmt: Format) -> Step:
         obj = next(c for c in final.children if isinstance(c, Tree) and c.data == "object")
         raw = text[obj.meta.start_pos : obj.meta.end_pos]
         try:
-            decoded = json.loads(raw, object_pairs_hook=_no_dupes)
-        except _DuplicateKey as e:
+            decoded = json.loads(raw, object_pairs_hook=no_duplicate_keys)
+        except DuplicateKeyError as e:
             line = obj.meta.line
             return Step(
                 thought=thought,

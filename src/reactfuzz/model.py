@@ -14,10 +14,12 @@ from typing import Any
 __all__ = [
     "Action",
     "Call",
+    "DuplicateKeyError",
     "FinalAnswer",
     "Intent",
     "Invalid",
     "Step",
+    "no_duplicate_keys",
     "to_jsonable",
 ]
 
@@ -194,6 +196,24 @@ class Step:
                 "context": inv.context,
             }
         return out
+
+
+class DuplicateKeyError(ValueError):
+    """A JSON object names the same key twice (``json.loads`` would keep the last)."""
+
+    def __init__(self, key: str) -> None:
+        super().__init__(key)
+        self.key = key
+
+
+def no_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """``object_pairs_hook`` for ``json.loads`` that refuses a key given twice."""
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            raise DuplicateKeyError(key)
+        out[key] = value
+    return out
 
 
 def _freeze(value: Any) -> Any:

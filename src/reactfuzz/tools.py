@@ -51,7 +51,7 @@ from pydantic.fields import FieldInfo
 from pydantic_core import core_schema
 
 from .errors import InputFileError, UsageError
-from .model import Call
+from .model import Call, DuplicateKeyError, no_duplicate_keys
 
 __all__ = [
     "SUPPORTED_ANNOTATIONS",
@@ -802,21 +802,6 @@ def _bind_like_python(
 # --------------------------------------------------------------------------- JSON tool files
 
 
-class _DuplicateKey(Exception):
-    def __init__(self, key: str) -> None:
-        super().__init__(key)
-        self.key = key
-
-
-def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for key, value in pairs:
-        if key in out:
-            raise _DuplicateKey(key)
-        out[key] = value
-    return out
-
-
 def load_tools_json(
     path: str | os.PathLike[str], *, observations: ObservationFn | None = None
 ) -> ToolRegistry:
@@ -836,12 +821,12 @@ def load_tools_json(
     except UnicodeDecodeError as exc:
         raise InputFileError(f"{file}: not UTF-8 text (byte {exc.start})") from None
     try:
-        data = json.loads(text, object_pairs_hook=_no_duplicates)
+        data = json.loads(text, object_pairs_hook=no_duplicate_keys)
     except json.JSONDecodeError as exc:
         raise InputFileError(
             f"{file}: invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}"
         ) from None
-    except _DuplicateKey as exc:
+    except DuplicateKeyError as exc:
         raise InputFileError(f"{file}: the key {exc.key!r} appears twice in an object") from None
     return ToolRegistry.from_definitions(data, source=file, observations=observations)
 
