@@ -305,3 +305,13 @@ def test_typed_designs_run_every_representable_valid_call(intent, design) -> Non
         return
     _step, out = d.run(text, reg)
     assert judge(out, acc, reg).ok, (text, out)
+
+
+def test_judge_explains_a_call_the_policy_refuses(reg) -> None:
+    from reactfuzz.oracle import Expectation
+
+    exp = Expectation(frozenset({"ambiguous"}), allow_intended=False, note="two actions")
+    acc = oracle(Call.named("search", query="x"), "bracket", reg, expectation=exp)
+    v = judge(Executed(Call("search", ("x",), ("query",))), acc, reg)
+    assert v.kind == "wrong-call"
+    assert "should have been refused" in v.explanation and "two actions" in v.explanation

@@ -240,3 +240,16 @@ def test_every_builtin_grammar_compiles_and_has_both_entry_points() -> None:
         text, path = grammar_source(name)
         assert path.is_file() and path.suffix == ".lark"
         assert "%override THOUGHT" in text
+
+
+@pytest.mark.parametrize(
+    ("text", "why"),
+    [
+        ("Thought: a\nAction: s[x]\nmore text", "nothing may follow the action"),
+        ("Thought: a\n\nstray\nAction: s[x]", "text after a blank line must start with a label"),
+    ],
+    ids=["after-action", "after-blank"],
+)
+def test_unlabelled_text_reason_says_which_rule(text: str, why: str) -> None:
+    inv = grammar_parse(text, "bracket").invalid
+    assert inv is not None and inv.code == "unlabelled-text" and why in inv.message

@@ -299,10 +299,19 @@ def _invalid_from(err: UnexpectedInput, text: str, fmt: Format, start: str) -> I
                 line, column, expected, ctx,
             )
         if column == 1 and tok.type in ("TEXT", "CONT"):
+            after_blank = line >= 2 and not lines[line - 2].strip(" \t\r")
+            action_re = re.compile(_label_regex([fmt.labels.action]))
+            after_action = start == "completion" and any(
+                action_re.match(x) for x in lines[: line - 1]
+            )
+            why = (
+                "nothing may follow the action but blank lines" if after_action
+                else "text after a blank line must start with a label" if after_blank
+                else "this line must start with a label"
+            )
             return Invalid(
                 "unlabelled-text",
-                "unlabelled text where a label was expected (text after a blank line must"
-                " start with a label)" + _hint(line_text, fmt),
+                f"unlabelled text where a label was expected ({why})" + _hint(line_text, fmt),
                 line, column, expected, ctx,
             )
         shown = tok.value if len(tok.value) <= 40 else tok.value[:40] + "..."

@@ -316,6 +316,17 @@ def _cause(
     return "design"
 
 
+def _bound(intent: Call, registry: ToolRegistry) -> Call | None:
+    """The intent validated against its tool (defaults filled in), if it validates."""
+    kwargs, kind, _ = _bind_intent(intent, registry, STRICT)
+    if kind is not None or kwargs is None:
+        return None
+    try:
+        return registry.validate(intent.tool, kwargs)
+    except ValidationError:
+        return None
+
+
 def judge(
     observed: Outcome,
     acceptable: Acceptable,
@@ -353,6 +364,11 @@ def judge(
         if ran.tool != intent.tool:
             return Verdict("wrong-call", f"ran {ran.tool} instead of {intent.tool}: {ran}",
                            cause=_cause(observed, registry, completion, fmt_obj))
+        if not acceptable.calls and (normalized or ran).same_as(
+            _bound(intent, registry) or intent
+        ):
+            return Verdict("wrong-call", f"ran {ran}, but the text should have been refused:"
+                           f" {acceptable.reason}")
         meant = acceptable.calls[0] if acceptable.calls else intent
         diff = _arg_diff(normalized or ran, meant)
         cause = _cause(observed, registry, completion, fmt_obj)
