@@ -556,16 +556,19 @@ def run_fuzz_parallel(config: FuzzConfig, workers: int,
             emit(Event(kind, data))
 
     thread = threading.Thread(target=pump, daemon=True)
-    thread.start()
     try:
+        # fork the workers before the event thread starts: forking a threaded process
+        # can deadlock the children (and Python 3.12+ warns about it)
         with ctx.Pool(len(shares), initializer=_init_worker, initargs=(queue,)) as pool:
+            thread.start()
             parts = pool.map(_worker_run, [(config, s) for s in shares])
     except KeyboardInterrupt:
         summary.interrupted = True
         parts = []
     finally:
         stop.set()
-        thread.join(timeout=5)
+        if thread.is_alive():
+            thread.join(timeout=5)
     order = {a: i for i, a in enumerate(wanted)}
     for part in parts:
         summary.findings.extend(part.findings)
