@@ -33,7 +33,15 @@ import sys
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    StrictBool,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
 from .errors import FormatError
 
@@ -112,7 +120,7 @@ class Format(BaseModel):
     syntax: Syntax = "bracket"
     arguments: Arguments = "comma"
     labels: Labels = Field(default_factory=Labels)
-    numbered: bool = False
+    numbered: StrictBool = False
     finish_action: str | None = None
     stop: tuple[str, ...] = ("Observation:",)
     grammar: str | None = None
@@ -299,7 +307,7 @@ def load_format(path: str | Path) -> Format:
     except ValidationError as e:
         err = e.errors()[0]
         key = ".".join(str(x) for x in err["loc"]) or "(top level)"
-        msg = err["msg"]
+        msg = err["msg"].removeprefix("Value error, ")
         if err["type"] == "extra_forbidden":
             allowed = ", ".join([*sorted(Format.model_fields.keys() - {"source"}), "base"])
             msg = f"unknown key (allowed: {allowed})"
