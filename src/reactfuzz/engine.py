@@ -523,8 +523,10 @@ def run_fuzz_parallel(config: FuzzConfig, workers: int,
     for name in config.targets:  # fail fast, in the parent, on a bad target
         load_target(name, fmt, timeout=config.time_limit, cwd=config.cwd).close()
     get_checks(config.checks)
-    shares = [wanted[i::workers] for i in range(workers)]
-    shares = [s for s in shares if s]
+    # small batches handed out as workers free up: operators differ in cost, and a static
+    # split leaves one worker idle at the end
+    batch = max(1, -(-len(wanted) // (workers * 4)))
+    shares = [wanted[i:i + batch] for i in range(0, len(wanted), batch)]
     summary = RunSummary(seed=seed, targets=list(config.targets), format=fmt.name,
                          dispatcher=config.dispatcher, tools=config.tools,
                          checks=[c.id for c in get_checks(config.checks)],
@@ -538,7 +540,7 @@ def run_fuzz_parallel(config: FuzzConfig, workers: int,
     ctx = mp.get_context("fork") if "fork" in mp.get_all_start_methods() else mp.get_context()
     queue = ctx.Queue()
     emit(Event("run-started", {"seed": seed, "targets": config.targets, "format": fmt.name,
-                               "abuses": len(wanted), "workers": len(shares)}))
+                               "abuses": len(wanted), "workers": min(workers, len(shares))}))
     stop = threading.Event()
 
     def pump() -> None:
@@ -559,9 +561,10 @@ def run_fuzz_parallel(config: FuzzConfig, workers: int,
     try:
         # fork the workers before the event thread starts: forking a threaded process
         # can deadlock the children (and Python 3.12+ warns about it)
-        with ctx.Pool(len(shares), initializer=_init_worker, initargs=(queue,)) as pool:
+        with ctx.Pool(min(workers, len(shares)), initializer=_init_worker,
+                      initargs=(queue,)) as pool:
             thread.start()
-            parts = pool.map(_worker_run, [(config, s) for s in shares])
+            parts = list(pool.imap_unordered(_worker_run, [(config, s) for s in shares]))
     except KeyboardInterrupt:
         summary.interrupted = True
         parts = []

@@ -287,11 +287,17 @@ def valid_calls(
     """
     names = list(tools) if tools is not None else list(registry.names())
     tool = registry[draw(st.sampled_from(names))]
+    n_optional = len(tool.parameters) - len(tool.required_names)
+    if optional is None:  # how many defaulted parameters to give, in order (one choice)
+        give_optional = draw(st.integers(0, n_optional)) if n_optional else 0
+    else:
+        give_optional = n_optional if optional else 0
     kwargs: dict[str, Any] = {}
     for p in tool.parameters:
-        give = p.required or (optional if optional is not None else draw(st.booleans()))
-        if not give:
-            break  # later optional values would shift in positional formats
+        if not p.required:
+            if give_optional == 0:
+                break  # later optional values would shift in positional formats
+            give_optional -= 1
         kwargs[p.name] = draw(argument_values(tool, p.name))
     call = Call.named(tool.name, **kwargs)
     assume(_validates(registry, call))
