@@ -1161,16 +1161,15 @@ def transcripts(
     registry = registry or default_registry()
     # a transcript is syntax: tool names from the registry, arguments as plain words
     # (schema validity is the scenarios' business), so no validation is paid per draw
-    tools = [(t.name, t.names) for t in registry if t.names]
-    n_args = st.just(1) if fmt.arguments == "single" else st.integers(1, 3)
-
-    def call(tool: tuple[str, tuple[str, ...]], n: int, words: list[str]) -> Call:
-        names = (tool[1] + tuple(f"arg{i}" for i in range(n)))[:n]
-        return Call(tool[0], tuple(words[:n]), names)
-
-    triples = [[a, b, c] for a in WORDS[:4] for b in WORDS for c in WORDS[:3]]
-    calls = st.builds(call, st.sampled_from(tools), n_args, st.sampled_from(triples))
-    return _rendered_transcripts(fmt, calls)
+    # every (tool, arguments) pairing is built once and drawn in one choice
+    counts = (1,) if fmt.arguments == "single" else (1, 2, 3)
+    triples = [(a, b, c) for a in WORDS[:4] for b in WORDS for c in WORDS[:3]]
+    pool = [
+        Call(t.name, words[:n], (t.names + tuple(f"arg{i}" for i in range(n)))[:n])
+        for words in triples for t in registry if t.names for n in counts
+    ]
+    pool.sort(key=lambda c: (len(c.args), len(" ".join(c.args))))
+    return _rendered_transcripts(fmt, st.sampled_from(pool))
 
 
 _WORD = st.sampled_from(WORDS)
@@ -1196,6 +1195,11 @@ def _line_pool(n: int = 256) -> tuple[str, ...]:
 _TEXT_LINE = st.sampled_from(_line_pool())
 """A line of free text with protocol keywords in the middle."""
 
+_OBSERVATION = st.sampled_from(
+    _line_pool()[:128] + tuple(f"{a}\n{b}" for a, b in zip(_line_pool()[128:], _line_pool()))
+)
+"""An observation of one or two lines (continuation lines never start with a label)."""
+
 
 @st.composite
 def _rendered_transcripts(draw: st.DrawFn, fmt: Format, calls: st.SearchStrategy[Call]) -> str:
@@ -1203,8 +1207,7 @@ def _rendered_transcripts(draw: st.DrawFn, fmt: Format, calls: st.SearchStrategy
     steps = draw(st.integers(0, 3))
     for n in range(1, steps + 1):
         parts.append(render(draw(calls), fmt, thought=draw(_TEXT_LINE), step=n))
-        obs = [draw(_TEXT_LINE) for _ in range(draw(st.integers(1, 2)))]
-        parts.append(f"{fmt.label('observation', n)} " + "\n".join(obs))
+        parts.append(f"{fmt.label('observation', n)} {draw(_OBSERVATION)}")
     if draw(st.integers(0, 2)):
         answer = FinalAnswer(draw(_TEXT_LINE))
         parts.append(render(answer, fmt, thought=draw(_TEXT_LINE), step=steps + 1))
