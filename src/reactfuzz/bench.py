@@ -166,7 +166,6 @@ def run_bench(*, quick: bool = False, rounds: int = 7, target: str | None = None
     def roundtrip(call: Call) -> None:
         assert classic.parse(render(call, bracket)).intent() is not None
 
-    t_comp = _per_example(composite, roundtrip, n)
     grammar_target = load_target("grammar", bracket)
     classic_target = load_target("classic-bracket", bracket)
 
@@ -174,8 +173,14 @@ def run_bench(*, quick: bool = False, rounds: int = 7, target: str | None = None
         examine(sc, classic_target, bracket, reg, "positional", [], attribute=False)
         examine(sc, grammar_target, bracket, reg, "typed", [], attribute=False)
 
-    t_pipe = _per_example(scenarios(reg, bracket), pipeline, n)
-    floor = _per_example(st.integers(), lambda x: None, n)
+    # alternating rounds, a fresh seed each round, medians: the ratio is what counts
+    comp_s, pipe_s, floor_s = [], [], []
+    for r in range(max(3, rounds // 2 + 1)):
+        comp_s.append(_per_example(composite, roundtrip, n, seed=r))
+        pipe_s.append(_per_example(scenarios(reg, bracket), pipeline, n, seed=r))
+        floor_s.append(_per_example(st.integers(), lambda x: None, n, seed=r))
+    t_comp, t_pipe = statistics.median(comp_s), statistics.median(pipe_s)
+    floor = statistics.median(floor_s)
     rows.append(BenchRow("Hypothesis per-example floor", floor * 1e6, "us", floor / base,
                          "bare re", "", None, "st.integers(), empty body"))
     rows.append(BenchRow("composite strategy reference", t_comp * 1e6, "us", 1.0, "itself", "",
@@ -191,13 +196,12 @@ def run_bench(*, quick: bool = False, rounds: int = 7, target: str | None = None
     tn = max(15, int(80 * k))
     ours: list[str] = []
     plain: list[str] = []
-    t_ours = _per_example(transcripts(bracket), ours.append, tn)
-    try:
-        t_plain = _per_example(from_lark(lark_parser(bracket), start="transcript"),
-                               plain.append, tn)
-    except Exception as e:  # pragma: no cover - depends on the Hypothesis version
-        t_plain, plain = float("nan"), []
-        say(f"plain from_lark failed: {e}")
+    ours_s, plain_s = [], []
+    plain_strategy = from_lark(lark_parser(bracket), start="transcript")
+    for r in range(3):
+        ours_s.append(_per_example(transcripts(bracket), ours.append, tn, seed=r))
+        plain_s.append(_per_example(plain_strategy, plain.append, tn, seed=r))
+    t_ours, t_plain = statistics.median(ours_s), statistics.median(plain_s)
 
     def accepted(xs: list[str]) -> float:
         return sum(parse_transcript(x, bracket).ok for x in xs) / len(xs) if xs else 0.0
@@ -275,12 +279,15 @@ def run_bench(*, quick: bool = False, rounds: int = 7, target: str | None = None
     # work that does not stop early, which is what a speed-up is measured on
     wcfg = FuzzConfig(targets=["grammar"], seed=5, corpus=None,
                       max_examples=30 if quick else 150)
-    t = time.perf_counter()
-    run_fuzz(wcfg)
-    one = time.perf_counter() - t
-    t = time.perf_counter()
-    run_fuzz_parallel(wcfg, 2)
-    two = time.perf_counter() - t
+    ones, twos = [], []
+    for _ in range(1 if quick else 2):  # alternating
+        t = time.perf_counter()
+        run_fuzz(wcfg)
+        ones.append(time.perf_counter() - t)
+        t = time.perf_counter()
+        run_fuzz_parallel(wcfg, 2)
+        twos.append(time.perf_counter() - t)
+    one, two = statistics.median(ones), statistics.median(twos)
     cores = os.cpu_count() or 1
     rows.append(BenchRow("2 workers vs 1", one / two, "x", None, "", ">= 1.8x",
                          one / two >= 1.8 if cores >= 2 else None,
