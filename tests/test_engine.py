@@ -186,3 +186,27 @@ def test_every_corpus_member_reproduces(path: Path) -> None:
     assert finding.filename == path.name, "a corpus file is named by its stable hash"
     [result] = replay([path])
     assert result.reproduced, (path.name, result.observed)
+
+
+def test_interrupt_mid_operator_keeps_its_unshrunk_failures(tmp_path: Path, monkeypatch) -> None:
+    """Ctrl-C inside an operator's search: what it had recorded so far is kept, unshrunk."""
+    import reactfuzz.engine as engine
+
+    real_examine = engine.examine
+    seen = {"failures": 0}
+
+    def examine_then_interrupt(*args, **kwargs):
+        ex = real_examine(*args, **kwargs)
+        if ex.failure is not None:
+            seen["failures"] += 1
+            if seen["failures"] == 3:
+                raise KeyboardInterrupt
+        return ex
+
+    monkeypatch.setattr(engine, "examine", examine_then_interrupt)
+    corpus = tmp_path / "c"
+    run = run_fuzz(small(corpus=str(corpus), abuses=["injected.delimiter"]))
+    assert run.interrupted and run.findings
+    assert all(not f.shrunk for f in run.findings)
+    assert run.examples > 0
+    assert len(list(corpus.glob("*.json"))) == len(run.findings)

@@ -359,8 +359,9 @@ def _cmd_replay(args: argparse.Namespace) -> int:
         return 0
     reproduced = [r for r in results if r.reproduced]
     for r in results:
-        state = "reproduced" if r.reproduced else "FIXED    " if not args.expect_reproduced \
+        state = "reproduced" if r.reproduced else "FIXED" if not args.expect_reproduced \
             else "NOT REPRODUCED"
+        state = state.ljust(14)
         print(f"{state}  {r.path}  [{r.finding.check}/{r.finding.verdict}] -> {r.observed}")
     print(f"\n{len(reproduced)} of {len(results)} findings reproduce"
           + (f" against {args.target}" if args.target else ""))
@@ -580,7 +581,13 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI; returns the exit code."""
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args, extra = parser.parse_known_args(argv)
+    if extra:  # name the subcommand whose options were meant, not the top level
+        sub = getattr(args, "command", None)
+        where = f"reactfuzz {sub}" if sub else "reactfuzz"
+        print(f"reactfuzz: error: unrecognized arguments: {' '.join(extra)} (see '{where}"
+              " --help')", file=sys.stderr)
+        return 2
     try:
         return int(args.func(args))
     except ReactfuzzError as e:

@@ -197,9 +197,14 @@ def _search(
     deadline: float | None,
     emit: EventSink,
     stats: OperatorStats,
+    recorded: dict[tuple[str, str, str], _Example] | None = None,
 ) -> dict[tuple[str, str, str], _Example]:
-    """One Hypothesis search of one operator: the last (= minimal) example per failure."""
-    recorded: dict[tuple[str, str, str], _Example] = {}
+    """One Hypothesis search of one operator: the last (= minimal) example per failure.
+
+    ``recorded`` (filled as the search goes) lets a caller keep what an interrupted
+    search had found.
+    """
+    recorded = {} if recorded is None else recorded
     classes: dict[tuple[str, str, str], type[_Fail]] = {}
     last_progress = [time.monotonic()]
 
@@ -396,8 +401,8 @@ def run_fuzz(config: FuzzConfig, emit: EventSink | None = None) -> RunSummary:
                 t0 = time.monotonic()
                 current = {}
                 op_seed = _operator_seed(seed, name, abuse)
-                current = _search(target, name, fmt, registry, dispatcher, checks, abuse,
-                                  config, op_seed, deadline, emit, stats)
+                _search(target, name, fmt, registry, dispatcher, checks, abuse, config,
+                        op_seed, deadline, emit, stats, current)
                 stats.elapsed = time.monotonic() - t0
                 summary.examples += stats.examples
                 _collect(current, summary, name, fmt, dispatcher, config, op_seed, True,
@@ -408,6 +413,8 @@ def run_fuzz(config: FuzzConfig, emit: EventSink | None = None) -> RunSummary:
                     "failures": dict(stats.failures), "elapsed": round(stats.elapsed, 3)}))
     except KeyboardInterrupt:
         summary.interrupted = True
+        if summary.operators and not summary.operators[-1].elapsed:
+            summary.examples += summary.operators[-1].examples  # the interrupted operator's
         # keep what the interrupted operator had found, unshrunk
         if current:
             stats = summary.operators[-1]
