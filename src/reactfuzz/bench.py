@@ -16,8 +16,6 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from hypothesis import HealthCheck, Phase, Verbosity, given, settings
-from hypothesis import seed as hypothesis_seed
 from hypothesis import strategies as st
 
 __all__ = ["BenchRow", "render_bench", "run_bench"]
@@ -73,15 +71,10 @@ def _alternating(items: dict[str, Callable[[], object]], n: int, rounds: int) ->
 
 def _per_example(strategy: st.SearchStrategy, body: Callable, n: int, seed: int = 0) -> float:
     """Seconds per Hypothesis example (generation + body), generation phase only."""
-
-    @settings(max_examples=n, database=None, deadline=None, phases=[Phase.generate],
-              verbosity=Verbosity.quiet, suppress_health_check=list(HealthCheck))
-    @given(x=strategy)
-    def run(x: object) -> None:
-        body(x)
+    from .strategies import for_each_example
 
     t = time.perf_counter()
-    hypothesis_seed(seed)(run)()
+    for_each_example(strategy, body, examples=n, seed=seed)
     return (time.perf_counter() - t) / n
 
 
@@ -301,21 +294,20 @@ def run_bench(*, quick: bool = False, rounds: int = 7, target: str | None = None
 def _examples_until(strategy: st.SearchStrategy, failed: Callable[[object], bool], seed: int,
                     cap: int) -> int:
     """How many generated examples until ``failed`` is true (``cap + 1``: never)."""
+    from .strategies import for_each_example
+
     count = [0]
 
     class Found(Exception):
         pass
 
-    @settings(max_examples=cap, database=None, deadline=None, phases=[Phase.generate],
-              verbosity=Verbosity.quiet, suppress_health_check=list(HealthCheck))
-    @given(x=strategy)
-    def run(x: object) -> None:
+    def body(x: object) -> None:
         count[0] += 1
         if failed(x):
             raise Found
 
     try:
-        hypothesis_seed(seed)(run)()
+        for_each_example(strategy, body, examples=cap, seed=seed)
     except Found:
         return count[0]
     return cap + 1

@@ -346,19 +346,8 @@ def run_fuzz(config: FuzzConfig, emit: EventSink | None = None) -> RunSummary:
     _import_all()
     emit = emit or (lambda e: None)
     seed = config.seed if config.seed is not None else random.SystemRandom().randrange(2**32)
-    fmt = get_format(config.format)
-    checks = get_checks(config.checks)
-    wanted = config.abuses if config.abuses is not None else abuse_ids(fmt)
-    for a in wanted:
-        if a not in ABUSES:
-            raise UsageError(f"unknown abuse {a!r}: use one of {', '.join(ABUSES)}")
+    fmt, checks, wanted, dispatchers = _resolve(config)
     registry = load_tools(config.tools)
-    dispatchers = {
-        t: auto_dispatcher(t) if config.dispatcher == "auto" else config.dispatcher
-        for t in config.targets
-    }
-    for d in set(dispatchers.values()):
-        get_dispatcher(d)
     summary = RunSummary(
         seed=seed, targets=list(config.targets), format=fmt.name,
         dispatcher=", ".join(sorted(set(dispatchers.values()))), tools=config.tools,
@@ -427,6 +416,24 @@ def run_fuzz(config: FuzzConfig, emit: EventSink | None = None) -> RunSummary:
     summary.elapsed = time.monotonic() - start
     emit(_finished(summary))
     return summary
+
+
+def _resolve(config: FuzzConfig) -> tuple[Format, list[Check], list[str], dict[str, str]]:
+    """The format, checks, abuse ids and per-target dispatchers a config names (or a
+    usage error for the first unknown one)."""
+    fmt = get_format(config.format)
+    checks = get_checks(config.checks)
+    wanted = config.abuses if config.abuses is not None else abuse_ids(fmt)
+    for a in wanted:
+        if a not in ABUSES:
+            raise UsageError(f"unknown abuse {a!r}: use one of {', '.join(ABUSES)}")
+    dispatchers = {
+        t: auto_dispatcher(t) if config.dispatcher == "auto" else config.dispatcher
+        for t in config.targets
+    }
+    for d in set(dispatchers.values()):
+        get_dispatcher(d)
+    return fmt, checks, list(wanted), dispatchers
 
 
 def _finished(summary: RunSummary) -> Event:
@@ -522,21 +529,16 @@ def run_fuzz_parallel(config: FuzzConfig, workers: int,
         return run_fuzz(config, emit)
     seed = config.seed if config.seed is not None else random.SystemRandom().randrange(2**32)
     config = FuzzConfig(**{**config.__dict__, "seed": seed})
-    fmt = get_format(config.format)
-    wanted = config.abuses if config.abuses is not None else abuse_ids(fmt)
-    for a in wanted:
-        if a not in ABUSES:
-            raise UsageError(f"unknown abuse {a!r}: use one of {', '.join(ABUSES)}")
+    fmt, checks, wanted, dispatchers = _resolve(config)
     for name in config.targets:  # fail fast, in the parent, on a bad target
         load_target(name, fmt, timeout=config.time_limit, cwd=config.cwd).close()
-    get_checks(config.checks)
     # small batches handed out as workers free up: operators differ in cost, and a static
     # split leaves one worker idle at the end
     batch = max(1, -(-len(wanted) // (workers * 4)))
     shares = [wanted[i:i + batch] for i in range(0, len(wanted), batch)]
     summary = RunSummary(seed=seed, targets=list(config.targets), format=fmt.name,
-                         dispatcher=config.dispatcher, tools=config.tools,
-                         checks=[c.id for c in get_checks(config.checks)],
+                         dispatcher=", ".join(sorted(set(dispatchers.values()))),
+                         tools=config.tools, checks=[c.id for c in checks],
                          abuses=list(wanted), corpus_dir=config.corpus)
     start = time.monotonic()
     if config.corpus and config.replay_corpus and Path(config.corpus).is_dir():

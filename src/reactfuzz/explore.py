@@ -19,8 +19,6 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
-from hypothesis import HealthCheck, Phase, Verbosity, given, settings
-from hypothesis import seed as hypothesis_seed
 from hypothesis.errors import Unsatisfiable
 
 from .checks import get_checks
@@ -28,7 +26,14 @@ from .corpus import Finding, iter_corpus, save_finding
 from .engine import FuzzConfig, _finding, _operator_seed, _search, auto_dispatcher, examine
 from .formats import Format, get_format
 from .results import Event, OperatorStats
-from .strategies import ABUSES, Scenario, abuse_ids, adversarial_pieces, scenarios
+from .strategies import (
+    ABUSES,
+    Scenario,
+    abuse_ids,
+    adversarial_pieces,
+    for_each_example,
+    scenarios,
+)
 from .targets import Target, load_target, load_tools
 from .tools import ToolRegistry
 
@@ -92,15 +97,9 @@ def build_pool(registry: ToolRegistry, fmt: Format, abuses: list[str], per_opera
     """Base scenarios from every operator (Hypothesis generation only, seeded)."""
     pool: list[Scenario] = []
     for abuse in abuses:
-        @settings(max_examples=per_operator, database=None, deadline=None,
-                  phases=[Phase.generate], verbosity=Verbosity.quiet,
-                  suppress_health_check=list(HealthCheck))
-        @given(sc=scenarios(registry, fmt, abuses=[abuse]))
-        def draw(sc: Scenario) -> None:
-            pool.append(sc)
-
         try:
-            hypothesis_seed(_operator_seed(seed, "pool", abuse))(draw)()
+            for_each_example(scenarios(registry, fmt, abuses=[abuse]), pool.append,
+                             examples=per_operator, seed=_operator_seed(seed, "pool", abuse))
         except Unsatisfiable:  # the tools lack what this operator needs
             continue
     return pool

@@ -21,7 +21,8 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
-from hypothesis import assume
+from hypothesis import HealthCheck, Phase, Verbosity, assume, given, settings
+from hypothesis import seed as hypothesis_seed
 from hypothesis import strategies as st
 from pydantic import ValidationError
 
@@ -42,6 +43,7 @@ __all__ = [
     "adversarial_pieces",
     "adversarial_text",
     "argument_values",
+    "for_each_example",
     "intents",
     "register_abuse",
     "scenarios",
@@ -1126,6 +1128,26 @@ def _scenarios(draw: st.DrawFn, registry: ToolRegistry, fmt: Format,
     acceptable = oracle(writing.intent, fmt, registry, policy, expectation=expectation,
                         quoted=writing.quoted)
     return Scenario(fmt.name, op.id, writing.intent, raw, completion, acceptable, matched)
+
+
+def for_each_example(
+    strategy: st.SearchStrategy[Any], body: Callable[[Any], object], *, examples: int,
+    seed: int,
+) -> None:
+    """Call ``body`` on ``examples`` values of ``strategy``: generation only, seeded, no
+    database, no shrinking -- how the study, the exploration pool and the bench draw.
+
+    An exception from ``body`` propagates (after Hypothesis replays that example once);
+    ``hypothesis.errors.Unsatisfiable`` means the strategy found nothing to draw.
+    """
+
+    @settings(max_examples=examples, database=None, deadline=None, phases=[Phase.generate],
+              verbosity=Verbosity.quiet, suppress_health_check=list(HealthCheck))
+    @given(x=strategy)
+    def run(x: Any) -> None:
+        body(x)
+
+    hypothesis_seed(seed)(run)()
 
 
 # --------------------------------------------------------------------------------------

@@ -12,15 +12,13 @@ import time
 import zlib
 from collections.abc import Callable, Sequence
 
-from hypothesis import HealthCheck, Phase, Verbosity, given, settings
-from hypothesis import seed as hypothesis_seed
 from hypothesis.errors import Unsatisfiable
 
 from .designs import BUILTIN_DESIGNS
 from .errors import UsageError
 from .oracle import SEVERITY, judge
 from .results import Event, StudyCell, StudyResult
-from .strategies import ABUSES, Scenario, scenarios
+from .strategies import ABUSES, Scenario, for_each_example, scenarios
 from .tools import ToolRegistry, default_registry
 
 __all__ = ["STUDY_DESIGNS", "run_study"]
@@ -88,10 +86,6 @@ def _trial(design, registry: ToolRegistry, abuse: str, examples: int, seed: int)
     cell = StudyCell(design.name, abuse)
     worst = [-1]
 
-    @settings(max_examples=examples, database=None, deadline=None,
-              phases=[Phase.generate], verbosity=Verbosity.quiet,
-              suppress_health_check=list(HealthCheck))
-    @given(sc=scenarios(registry, design.format, abuses=[abuse]))
     def trial(sc: Scenario) -> None:
         registry.reset()
         _, outcome = design.run(sc.completion, registry)
@@ -107,7 +101,8 @@ def _trial(design, registry: ToolRegistry, abuse: str, examples: int, seed: int)
 
     op_seed = (seed * 1_000_003 + zlib.crc32(f"{design.name}\0{abuse}".encode())) % 2**32
     try:
-        hypothesis_seed(op_seed)(trial)()
+        for_each_example(scenarios(registry, design.format, abuses=[abuse]), trial,
+                         examples=examples, seed=op_seed)
     except Unsatisfiable:  # the tools lack what this operator needs: an empty cell
         pass
     return cell
