@@ -25,6 +25,7 @@ from hypothesis import seed as hypothesis_seed
 from hypothesis import strategies as st
 from hypothesis.errors import Unsatisfiable
 
+from ._determinism import pinned
 from .checks import Check, CheckInput, Failure, get_checks
 from .corpus import AcceptableSpec, Finding, IntentSpec, iter_corpus, save_finding
 from .dispatch import Outcome, get_dispatcher
@@ -324,26 +325,9 @@ def replay(
     return out
 
 
-def _import_all() -> None:
-    """Import every reactfuzz module.
-
-    Hypothesis draws some values from constants found in the local modules loaded in the
-    process; loading the whole package first makes a seed mean the same run whichever
-    entry point (CLI, library, pytest) started it.
-    """
-    import importlib
-    import pkgutil
-
-    import reactfuzz
-
-    for info in pkgutil.iter_modules(reactfuzz.__path__):
-        if info.name != "__main__":
-            importlib.import_module(f"reactfuzz.{info.name}")
-
-
+@pinned
 def run_fuzz(config: FuzzConfig, emit: EventSink | None = None) -> RunSummary:
     """Run a fuzz campaign and return its summary (findings are also in the corpus)."""
-    _import_all()
     emit = emit or (lambda e: None)
     seed = config.seed if config.seed is not None else random.SystemRandom().randrange(2**32)
     fmt, checks, wanted, dispatchers = _resolve(config)

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field, replace
 
 from hypothesis.errors import Unsatisfiable
 
+from ._determinism import pinned
 from .checks import get_checks
 from .corpus import Finding, iter_corpus, save_finding
 from .engine import FuzzConfig, _finding, _operator_seed, _search, auto_dispatcher, examine
@@ -153,11 +154,9 @@ def _apply(sc: Scenario, inserts: list[tuple[int, str]]) -> Scenario:
     return replace(sc, completion=text, raw=text)
 
 
+@pinned
 def explore(config: ExploreConfig, emit: Callable[[Event], None] | None = None) -> ExploreResult:
     """Run the fast loop for ``config.scenarios`` scenarios; returns findings and speed."""
-    from .engine import _import_all
-
-    _import_all()
     emit = emit or (lambda e: None)
     fmt = get_format(config.format)
     registry = load_tools(config.tools)

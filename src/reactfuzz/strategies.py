@@ -26,6 +26,7 @@ from hypothesis import seed as hypothesis_seed
 from hypothesis import strategies as st
 from pydantic import ValidationError
 
+from ._determinism import pinned
 from .formats import BUILTIN_FORMATS, Format, get_format
 from .llm import apply_stop
 from .model import Call, FinalAnswer, Intent
@@ -1130,6 +1131,7 @@ def _scenarios(draw: st.DrawFn, registry: ToolRegistry, fmt: Format,
     return Scenario(fmt.name, op.id, writing.intent, raw, completion, acceptable, matched)
 
 
+@pinned
 def for_each_example(
     strategy: st.SearchStrategy[Any], body: Callable[[Any], object], *, examples: int,
     seed: int,

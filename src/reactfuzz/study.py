@@ -14,6 +14,7 @@ from collections.abc import Callable, Sequence
 
 from hypothesis.errors import Unsatisfiable
 
+from ._determinism import pinned
 from .designs import BUILTIN_DESIGNS
 from .errors import UsageError
 from .oracle import SEVERITY, judge
@@ -32,6 +33,7 @@ STUDY_DESIGNS: tuple[str, ...] = (
 _RANK = {"none": 0, "low": 1, "medium": 2, "high": 3, "critical": 4}
 
 
+@pinned
 def run_study(
     *,
     designs: Sequence[str] = STUDY_DESIGNS,
@@ -42,9 +44,6 @@ def run_study(
     emit: Callable[[Event], None] | None = None,
 ) -> StudyResult:
     """Run every design against every operator that applies to its format."""
-    from .engine import _import_all
-
-    _import_all()  # the same seed, the same study, whichever entry point ran it
     emit = emit or (lambda e: None)
     for d in designs:
         if d not in BUILTIN_DESIGNS:
