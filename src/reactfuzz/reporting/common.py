@@ -1,0 +1,299 @@
+"""What every report shares: abuse families and their order, severities and their colours,
+finding order, counts, invisible characters made visible, study rates, writing a file.
+
+Every function here renders data and reads no clock and no randomness. Completions are always
+shown through :func:`visible`, because the characters that break parsers (``\\u2028``,
+``\\x85``, a zero-width space, a bidi override) are the ones a terminal or a browser does not
+show.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+from pathlib import Path
+
+from ..corpus import Finding
+from ..oracle import SEVERITY
+from ..results import RunSummary, StudyCell, StudyResult, wilson
+from ..strategies import ABUSES
+
+__all__ = ["FAMILIES", "visible"]
+
+# --------------------------------------------------------------------------------------
+# Shared vocabulary: families, severities, verdict kinds.
+
+FAMILIES: dict[str, str] = {
+    "clean": "no abuse: the intent written as the format says (the baseline)",
+    "malformed": "an argument the schema refuses, or text that is not the format",
+    "missing": "an argument (or the whole input) left out",
+    "extra": "one argument too many, undeclared, or given twice",
+    "injected": "delimiters, labels, stop sequences, actions where they do not belong",
+    "label": "labels written the way models drift",
+    "fabricated": "the model writes its own observation",
+}
+"""The abuse families in catalogue order, with one line each (``docs/abuses.md``)."""
+
+_SEVERITIES = ("critical", "high", "medium", "low", "none")
+_SEV_RANK = {s: i for i, s in enumerate(_SEVERITIES)}
+_VERDICTS = tuple(SEVERITY)  # ok first, then by severity: the stacking order of the charts
+
+
+def _family(abuse: str) -> str:
+    """The family of an abuse id (the registry's, else the id's prefix)."""
+    a = ABUSES.get(abuse)
+    return a.family if a is not None else abuse.split(".", 1)[0]
+
+
+def _family_order(families: Iterable[str]) -> list[str]:
+    known = list(FAMILIES)
+    fams = set(families)
+    return [f for f in known if f in fams] + sorted(fams - set(known))
+
+
+def _by_family(abuses: Iterable[str]) -> list[str]:
+    """Abuse ids grouped by family (catalogue order), keeping their order inside a family."""
+    abuses = list(dict.fromkeys(abuses))
+    rank = {f: i for i, f in enumerate(_family_order(_family(a) for a in abuses))}
+    return sorted(abuses, key=lambda a: rank[_family(a)])
+
+
+def _families(summary: RunSummary) -> list[str]:
+    found = [f.abuse for f in (*summary.findings, *summary.protocol_notes)]
+    return _family_order(_family(a) for a in [*summary.abuses, *found])
+
+
+def _checks(summary: RunSummary) -> list[str]:
+    found = [f.check for f in (*summary.findings, *summary.protocol_notes)]
+    return list(dict.fromkeys([*summary.checks, *found]))
+
+
+def _targets(summary: RunSummary) -> list[str]:
+    found = [f.target for f in (*summary.findings, *summary.protocol_notes)]
+    return list(dict.fromkeys([*summary.targets, *found]))
+
+
+def _sorted(findings: Iterable[Finding]) -> list[Finding]:
+    """Worst first, then by check, abuse and target: the order every report uses."""
+    return sorted(findings, key=lambda f: (
+        _SEV_RANK.get(f.severity, len(_SEVERITIES)), f.check, f.abuse, f.target, f.verdict, f.id,
+    ))
+
+
+def _matrix(summary: RunSummary) -> dict[tuple[str, str], int]:
+    """Findings counted by (check, family)."""
+    out: dict[tuple[str, str], int] = {}
+    for f in summary.findings:
+        key = (f.check, _family(f.abuse))
+        out[key] = out.get(key, 0) + 1
+    return out
+
+
+def _replay(summary: RunSummary, finding: Finding) -> str:
+    if summary.corpus_dir:
+        return finding.replay_command(f"{summary.corpus_dir.rstrip('/')}/{finding.filename}")
+    return f"(not saved: rerun with --seed {summary.seed} and --corpus DIR to keep it)"
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"
+
+
+def _seconds(s: float) -> str:
+    return f"{s:.1f} s"
+
+
+def _counts_line(summary: RunSummary) -> str:
+    """``N findings (M new), K protocol notes``; known = absorbed by a baseline."""
+    new = len(summary.new_findings)
+    total = len(summary.findings) + summary.baseline_known
+    notes = _plural(len(summary.protocol_notes), "protocol note")
+    return f"{_plural(total, 'finding')} ({new} new), {notes}"
+
+
+def _exit_meaning(summary: RunSummary) -> str:
+    code = summary.exit_code
+    if code == 130:
+        return "exit code 130: interrupted; the findings so far are kept"
+    if code == 1:
+        return "exit code 1: new findings fail the run (protocol notes never do)"
+    return "exit code 0: no new findings (protocol notes never fail a run)"
+
+
+# --------------------------------------------------------------------------------------
+# Making invisible characters visible.
+
+_NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t", "\\": "\\\\"}
+# Printable by Unicode's reckoning, yet drawn as nothing (fillers, blank braille, CGJ).
+_BLANK_LOOKING = frozenset("\u034f\u115f\u1160\u2800\u3164\uffa0")
+
+
+def _token(ch: str) -> str:
+    named = _NAMED.get(ch)
+    if named is not None:
+        return named
+    if ch == " " or (ch.isprintable() and ch not in _BLANK_LOOKING):
+        return ch
+    o = ord(ch)
+    if o < 0x100:
+        return f"\\x{o:02x}"
+    if o < 0x10000:
+        return f"\\u{o:04x}"
+    return f"\\U{o:08x}"
+
+
+def visible(text: str, *, limit: int | None = None) -> str:
+    """``text`` on one line with every invisible character written as an escape.
+
+    ``\\n``, ``\\r`` and ``\\t`` are written so; every other control, format (zero-width,
+    bidi), separator or unprintable character as ``\\xNN`` / ``\\uNNNN`` / ``\\UNNNNNNNN``
+    (as Python writes them); a backslash is doubled so an escape in the text cannot pass for
+    one of ours. Ordinary non-ASCII (``é``, ``中``) stays. With ``limit``, the result is at
+    most ``limit`` characters, cut between escapes and ended with ``…``.
+    """
+    tokens = [_token(ch) for ch in text]
+    if limit is None or sum(map(len, tokens)) <= limit:
+        return "".join(tokens)
+    if limit < 1:
+        raise ValueError(f"visible(limit={limit}): the limit must be at least 1")
+    out, used = [], 0
+    for t in tokens:
+        if used + len(t) > limit - 1:
+            break
+        out.append(t)
+        used += len(t)
+    return "".join(out) + "…"
+
+
+def _free(text: str) -> str:
+    """Free text (expected, observed, explanation) on one line with invisible characters
+    escaped; backslashes stay single, since only the line structure matters there."""
+    return "".join("\\" if ch == "\\" else _token(ch) for ch in text)
+
+
+def _chunks(text: str, width: int) -> list[str]:
+    """``visible(text)`` cut into lines of at most ``width`` characters, never in an escape."""
+    lines: list[str] = []
+    cur, cut = "", 0  # cut: where the line would best end (after an escaped line break)
+    for ch in text:
+        t = _token(ch)
+        if cur and len(cur) + len(t) > width:
+            at = cut if cut > width // 2 else len(cur)
+            lines.append(cur[:at])
+            cur, cut = cur[at:], 0
+        cur += t
+        if ch in "\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029":
+            cut = len(cur)
+    return [*lines, cur] if cur or not lines else lines
+
+
+def _count_table(summary: RunSummary) -> tuple[list[str], list[list[str]]]:
+    """Findings by check (rows) and family (columns), with totals; ``.`` for none."""
+    fams, checks, m = _families(summary), _checks(summary), _matrix(summary)
+
+    def cell(n: int) -> str:
+        return str(n) if n else "."
+
+    rows = []
+    for c in checks:
+        counts = [m.get((c, f), 0) for f in fams]
+        rows.append([c, *map(cell, counts), cell(sum(counts))])
+    totals = [sum(m.get((c, f), 0) for c in checks) for f in fams]
+    rows.append(["total", *map(cell, totals), cell(sum(totals))])
+    return ["check", *fams, "total"], rows
+
+
+def _write(path: str | Path, text: str) -> Path:
+    p = Path(path)
+    p.parent.mkdir(parents=True, exist_ok=True)
+    p.write_text(text, encoding="utf-8")
+    return p
+
+
+# --------------------------------------------------------------------------------------
+# Study rates.
+
+
+def _percent(r: float, dec: int = 0) -> str:
+    """``r`` in percent with ``dec`` decimals, halves rounded up (``round`` would make
+    0.5 % read 0 %)."""
+    scale = 10**dec
+    return f"{math.floor(r * 100 * scale + 0.5 + 1e-9) / scale:.{dec}f}"
+
+
+def _pct(r: float, dec: int = 0) -> str:
+    """A rate in percent; a rate that is not 0 never reads 0 % (nor 100 % when not 1)."""
+    p = _percent(r, dec)
+    if r > 0 and float(p) == 0:
+        return f"<{_percent(10**-(dec + 2), dec)}%"
+    if r < 1 and float(p) == 100:
+        return f">{_percent(1 - 10**-(dec + 2), dec)}%"
+    return f"{p}%"
+
+
+def _rate_parts(k: int, n: int) -> tuple[str, str]:
+    """``("37%", "[29–46]")``: the rate and its 95 % Wilson interval in percent, with the
+    decimals it takes for the interval's bounds to differ (a pooled ``[0–0]`` says nothing)."""
+    lo, hi = wilson(k, n)
+    r = k / n if n else 0.0
+    dec = 0
+    while dec < 2 and ((hi > lo and _percent(lo, dec) == _percent(hi, dec))
+                       or (r > 0 and float(_percent(r, dec)) == 0)):
+        dec += 1
+    return _pct(r, dec), f"[{_percent(lo, dec)}–{_percent(hi, dec)}]"
+
+
+def _rate_ci(k: int, n: int) -> str:
+    """``37% [29–46]``: the rate and its 95 % Wilson interval, in percent."""
+    if n == 0:
+        return "no examples"
+    return " ".join(_rate_parts(k, n))
+
+
+def _mark(c: StudyCell) -> str:
+    """``†`` every bad verdict is the protocol's; ``‡`` some are."""
+    if c.protocol and c.protocol >= c.bad():
+        return "†"
+    return "‡" if c.protocol else ""
+
+
+def _worst(c: StudyCell, top: int = 3) -> str:
+    bad = sorted(((k, v) for k, v in c.counts.items() if k != "ok" and v),
+                 key=lambda kv: (-kv[1], kv[0]))
+    return ", ".join(f"{k} {v}" for k, v in bad[:top]) or "none"
+
+
+def _descriptions(study: StudyResult) -> dict[str, str]:
+    from ..designs import BUILTIN_DESIGNS
+
+    return {d: study.descriptions.get(d) or (
+        BUILTIN_DESIGNS[d].description if d in BUILTIN_DESIGNS else "") for d in study.designs}
+
+
+_STUDY_LEGEND = [
+    "Each cell: the share of examples whose verdict is not `ok`, with its 95 % Wilson "
+    "interval in brackets (percent).",
+    "`†` every non-ok verdict in the cell is caused by the **protocol** (the format cannot "
+    "carry the intent; the design did what the text says); `‡` some are.",
+    "`n/a`: the operator does not apply to the design's format.",
+    "Totals pool all operators of a design; their interval treats the pooled examples as one "
+    "sample.",
+]
+
+
+_SEV_COLORS = {"critical": "#a50f15", "high": "#e6550d", "medium": "#fdae6b",
+               "low": "#9ecae1", "none": "#d9d9d9"}
+_VERDICT_COLORS = {
+    "ok": "#c7e9c0", "wrong-call": "#67000d", "hijacked-answer": "#d7301f",
+    "fabricated-observation": "#f768a1", "unvalidated-call": "#ec7014", "crash": "#fec44f",
+    "timeout": "#8c510a", "silent-drop": "#807dba", "wrong-rejection": "#6baed6",
+}
+
+def _hex(c: str) -> tuple[int, int, int]:
+    c = c.lstrip("#")
+    return int(c[0:2], 16), int(c[2:4], 16), int(c[4:6], 16)
+
+
+def _dark(c: str) -> bool:
+    r, g, b = _hex(c)
+    return 0.299 * r + 0.587 * g + 0.114 * b < 140

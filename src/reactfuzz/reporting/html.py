@@ -1,0 +1,400 @@
+"""HTML: a self-contained page (inline CSS and SVG, no script, no external resource) for a run
+or a study, written by hand with :func:`html.escape`."""
+
+from __future__ import annotations
+
+import html
+import re
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from ..results import RunSummary, StudyCell, StudyResult, wilson
+from ..strategies import ABUSES
+from .common import (
+    _SEV_COLORS,
+    _SEVERITIES,
+    _STUDY_LEGEND,
+    _VERDICT_COLORS,
+    _VERDICTS,
+    FAMILIES,
+    _by_family,
+    _checks,
+    _counts_line,
+    _dark,
+    _descriptions,
+    _exit_meaning,
+    _family,
+    _free,
+    _mark,
+    _plural,
+    _rate_ci,
+    _rate_parts,
+    _replay,
+    _seconds,
+    _sorted,
+    _worst,
+    _write,
+    visible,
+)
+from .svg import _BLUES, _NA, _PALETTE, _REDS, _ZERO, _Bar, _bar_chart, _ramp, _Row
+
+__all__ = ["render_html", "write_html"]
+
+# --------------------------------------------------------------------------------------
+# HTML.
+
+_CSS = """
+body{margin:0;background:#fff;color:#1b1b1b;font:14px/1.45 system-ui,-apple-system,
+ "Segoe UI",Roboto,"DejaVu Sans",sans-serif}
+main{max-width:1140px;margin:0 auto;padding:24px 20px 48px}
+h1{font-size:24px;margin:0 0 6px}h2{font-size:19px;margin:34px 0 10px;
+ border-bottom:1px solid #ddd;padding-bottom:4px}h3{font-size:16px;margin:22px 0 8px}
+code,pre,.mono{font-family:"DejaVu Sans Mono",Menlo,Consolas,monospace;font-size:12.5px}
+pre{background:#f6f8fa;border:1px solid #e1e4e8;border-radius:4px;padding:8px 10px;
+ white-space:pre-wrap;overflow-wrap:anywhere;margin:4px 0}
+.meta{color:#444;margin:4px 0 0}.meta span{margin-right:14px;white-space:nowrap}
+.chart{margin:16px 0;overflow-x:auto}.chart svg{max-width:100%;height:auto}
+table{border-collapse:collapse;margin:8px 0}
+th,td{border:1px solid #d0d7de;padding:4px 8px;vertical-align:top;text-align:left}
+th{background:#f6f8fa}
+td.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
+td.comp{max-width:420px;overflow-wrap:anywhere}
+.sev{display:inline-block;padding:0 6px;border-radius:3px;font-size:12px;font-weight:600}
+details{border:1px solid #d0d7de;border-radius:4px;margin:8px 0;padding:6px 10px}
+details summary{cursor:pointer}
+dl.kv{display:grid;grid-template-columns:110px minmax(0,1fr);gap:3px 10px;margin:8px 0}
+dl.kv dt{color:#555;padding-top:1px}dl.kv dd{margin:0;overflow-wrap:anywhere}
+dl.kv dd pre{margin:0}pre.code{white-space:pre;overflow-x:auto}
+.badge{display:inline-block;padding:1px 10px;border-radius:4px;color:#fff;font-size:20px;
+ vertical-align:2px;margin-right:6px}.badge.fail{background:#b31d28}
+.badge.pass{background:#22863a}.badge.stop{background:#b08800}
+.note{color:#555;font-size:13px}
+table.matrix{table-layout:fixed;width:100%}
+table.matrix th.op{width:270px;font-weight:normal;background:#fff}
+table.matrix th.op code{font-weight:600}
+table.matrix th.op .d{display:block;color:#666;font-size:11.5px;line-height:1.3}
+table.matrix th.design{text-align:center;font-size:13px;vertical-align:bottom}
+table.matrix th.design .d{display:block;font-weight:normal;color:#666;font-size:11px;
+ line-height:1.25}
+table.matrix tr.fam th{background:#e9edf1;text-align:left;font-size:13px}
+table.matrix tr.fam th .d{font-weight:normal;color:#555;margin-left:8px}
+table.matrix td.cell{text-align:center;padding:5px 4px;font-family:"DejaVu Sans Mono",
+ Menlo,Consolas,monospace;line-height:1.25}
+td.cell .r{font-size:14px;font-weight:700}td.cell .ci{font-size:11.5px}
+td.cell .m{font-size:11px}
+td.na{color:#888;background:#f0f0f0;font-style:italic}
+.legend{display:flex;flex-wrap:wrap;gap:6px 22px;align-items:center;margin:8px 0;
+ font-size:13px}
+.legend .sw{display:inline-block;width:26px;height:14px;border:1px solid #999;
+ vertical-align:middle;margin-right:6px}
+footer{margin-top:40px;color:#777;font-size:12px}
+"""
+
+
+def _e(text: Any) -> str:
+    return html.escape(str(text), quote=True)
+
+
+def _ticks(escaped: str) -> str:
+    """Markdown-style `code` in already escaped text as <code>."""
+    return re.sub(r"`([^`]+)`", r"<code>\1</code>", escaped)
+
+
+def _page(title: str, body: list[str], generated: str | None) -> str:
+    foot = "reactfuzz report" + (f" · generated {_e(generated)}" if generated else "")
+    return "\n".join([
+        "<!DOCTYPE html>",
+        '<html lang="en">',
+        "<head>",
+        '<meta charset="utf-8">',
+        '<meta name="viewport" content="width=device-width, initial-scale=1">',
+        f"<title>{_e(title)}</title>",
+        f"<style>{_CSS}</style>",
+        "</head>",
+        "<body><main>",
+        *body,
+        f"<footer>{foot}</footer>",
+        "</main></body>",
+        "</html>",
+        "",
+    ])
+
+
+def _sev_pill(sev: str) -> str:
+    bg = _SEV_COLORS.get(sev, "#d9d9d9")
+    fg = "#fff" if _dark(bg) else "#111"
+    return f'<span class="sev" style="background:{bg};color:{fg}">{_e(sev)}</span>'
+
+
+def _meta(pairs: Sequence[tuple[str, Any]]) -> str:
+    # The spaces between spans are where the line may break.
+    return '<p class="meta">' + " ".join(
+        f"<span>{_e(k)} <b>{_e(v)}</b></span>" for k, v in pairs) + "</p>"
+
+
+def _run_html(summary: RunSummary) -> tuple[str, list[str]]:
+    n = len(summary.findings)
+    # Not emoji: a machine without an emoji font would draw boxes.
+    badge = (f'<span class="badge fail">✗ {_plural(n, "finding")}</span>' if n
+             else '<span class="badge pass">✓ no findings</span>')
+    if summary.interrupted:
+        badge += '<span class="badge stop">interrupted</span>'
+    title = f"reactfuzz run: {_plural(n, 'finding') if n else 'no findings'}"
+    body = [f"<h1>{badge} reactfuzz run</h1>", _meta([
+        ("seed", summary.seed), ("targets" if len(summary.targets) > 1 else "target",
+                                 ", ".join(summary.targets)),
+        ("format", summary.format), ("dispatcher", summary.dispatcher),
+        ("tools", summary.tools), ("examples", summary.examples),
+        ("elapsed", _seconds(summary.elapsed)), ("replayed", summary.replayed),
+        ("reproduced", summary.reproduced),
+    ])]
+    if summary.interrupted:
+        body.append('<p class="note"><b>Interrupted:</b> the results are partial.</p>')
+    body.append(f'<p class="meta">{_e(_counts_line(summary))} · {_e(_exit_meaning(summary))}'
+                "</p>")
+
+    # Findings by check, stacked by severity.
+    body.append("<h2>Where the findings are</h2>")
+    checks = _checks(summary)
+    if summary.findings:
+        rows = []
+        for c in checks:
+            fs = [f for f in summary.findings if f.check == c]
+            segs = [(s, float(sum(f.severity == s for f in fs))) for s in _SEVERITIES]
+            rows.append(_Row(c, [_Bar(segs, note=_plural(len(fs), "finding"))]))
+        sevs = [s for s in _SEVERITIES if any(f.severity == s for f in summary.findings)]
+        body.append('<div class="chart">' + _bar_chart(
+            title="Findings by check", subtitle="distinct findings (shrunk and deduplicated), "
+            "by severity", ylabel="check", xlabel="findings", rows=rows, integer=True,
+            series=[(s, _SEV_COLORS[s]) for s in sevs]) + "</div>")
+    else:
+        body.append('<p class="note">No findings: every check held on every example.</p>')
+
+    # Failing examples per operator, stacked by check, grouped by family.
+    if summary.operators:
+        multi = len({o.target for o in summary.operators}) > 1
+        order = {a: i for i, a in enumerate(
+            _by_family([*summary.abuses, *(o.abuse for o in summary.operators)]))}
+        ops = sorted(summary.operators, key=lambda o: (order[o.abuse], o.target))
+        # Only checks that failed somewhere get a colour (and a legend entry).
+        failing = [c for c in checks if any(o.failures.get(c) for o in ops)]
+        failing += sorted({c for o in ops for c, v in o.failures.items() if v} - set(failing))
+        rows = []
+        fam = None
+        for o in ops:
+            if _family(o.abuse) != fam:
+                fam = _family(o.abuse)
+                rows.append(_Row(fam, header=True))
+            label = f"{o.target}: {o.abuse}" if multi else o.abuse
+            if o.skipped:
+                rows.append(_Row(label, note=f"skipped: {o.skipped}"))
+                continue
+            segs = [(c, float(o.failures.get(c, 0))) for c in failing]
+            fails = max(o.failures.values(), default=0)
+            rows.append(_Row(label, [_Bar(segs, note=f"{fails}/{o.examples} examples")]))
+        body.append('<div class="chart">' + _bar_chart(
+            title="Failing examples per abuse operator",
+            subtitle="examples that failed each check; an example failing two checks counts "
+            "in both. Right: most failing / examples run",
+            ylabel="abuse operator", xlabel="failing examples", rows=rows, integer=True,
+            series=[(c, _PALETTE[i % len(_PALETTE)]) for i, c in enumerate(failing)]) + "</div>")
+    else:
+        body.append('<p class="note">No per-operator statistics in this run.</p>')
+
+    # Findings table and details.
+    findings = _sorted(summary.findings)
+    if findings:
+        body.append("<h2>Findings</h2>")
+        body.append("<table><tr><th>#</th><th>severity</th><th>verdict</th><th>check</th>"
+                    "<th>abuse</th><th>target</th><th>minimal completion</th></tr>")
+        for i, f in enumerate(findings, 1):
+            body.append(
+                f'<tr><td class="num"><a href="#f-{f.id}">{i}</a></td>'
+                f"<td>{_sev_pill(f.severity)}</td><td><code>{_e(f.verdict)}</code></td>"
+                f"<td><code>{_e(f.check)}</code></td><td><code>{_e(f.abuse)}</code></td>"
+                f"<td><code>{_e(f.target)}</code></td>"
+                f'<td class="comp"><code>{_e(visible(f.completion, limit=90))}</code></td></tr>')
+        body.append("</table>")
+        body.append("<h2>Details</h2>")
+        opened = " open" if len(findings) <= 10 else ""
+        for i, f in enumerate(findings, 1):
+            body += [
+                f'<details id="f-{f.id}"{opened}><summary><b>{i}.</b> {_sev_pill(f.severity)} '
+                f"<code>{_e(f.verdict)}</code> · <code>{_e(f.check)}</code> · "
+                f"<code>{_e(f.abuse)}</code> · <code>{_e(f.target)}</code></summary>",
+                '<dl class="kv">',
+                f"<dt>completion</dt><dd><pre>{_e(visible(f.completion))}</pre></dd>",
+                f"<dt>expected</dt><dd><code>{_e(_free(f.expected))}</code></dd>",
+                f"<dt>observed</dt><dd><code>{_e(_free(f.observed))}</code></dd>",
+                f"<dt>why</dt><dd>{_e(_free(f.explanation))}</dd>",
+                f'<dt>replay</dt><dd><pre class="code">{_e(_replay(summary, f))}</pre></dd>',
+                f'<dt>reproduce</dt><dd><pre class="code">{_e(f.reproduction())}</pre></dd>',
+                "</dl></details>",
+            ]
+    notes = _sorted(summary.protocol_notes)
+    if notes:
+        body.append(f"<h2>{_e(_plural(len(notes), 'protocol note'))}</h2>")
+        body.append('<p class="note">The format cannot carry these intents: the design did '
+                    "what the text says. Not counted as failures.</p>")
+        body.append("<table><tr><th>verdict</th><th>abuse</th><th>target</th>"
+                    "<th>completion</th><th>explanation</th></tr>")
+        for f in notes:
+            body.append(f"<tr><td><code>{_e(f.verdict)}</code></td><td><code>{_e(f.abuse)}"
+                        f"</code></td><td><code>{_e(f.target)}</code></td>"
+                        f'<td class="comp"><code>{_e(visible(f.completion, limit=90))}</code>'
+                        f"</td><td>{_e(_free(f.explanation))}</td></tr>")
+        body.append("</table>")
+    return title, body
+
+
+def _cell_style(c: StudyCell) -> tuple[str, str]:
+    """Background and text colour of a matrix cell."""
+    r = c.bad_rate()
+    if c.bad() == 0:
+        bg = _ZERO
+    elif _mark(c) == "†":
+        bg = _ramp(_BLUES, r)
+    else:
+        bg = _ramp(_REDS, r)
+    return bg, "#fff" if _dark(bg) else "#111"
+
+
+def _matrix_legend() -> str:
+    def ramp(stops: Sequence[tuple[float, str]]) -> str:
+        grads = "".join(f'<stop offset="{x:.2f}" stop-color="{c}"/>' for x, c in stops)
+        gid = "g" + stops[-1][1].lstrip("#")
+        return (f'<svg width="150" height="28" viewBox="0 0 150 28" role="img">'
+                f'<defs><linearGradient id="{gid}">{grads}</linearGradient></defs>'
+                f'<rect x="1" y="1" width="148" height="12" fill="url(#{gid})" stroke="#999"/>'
+                f'<text x="1" y="26" font-size="10" fill="#444">0%</text>'
+                f'<text x="149" y="26" font-size="10" text-anchor="end" fill="#444">100%</text>'
+                "</svg>")
+
+    return ('<div class="legend">'
+            f"<span>{ramp(_REDS)} non-ok rate, design faults</span>"
+            f"<span>{ramp(_BLUES)} † every non-ok verdict caused by the protocol</span>"
+            f'<span><span class="sw" style="background:{_ZERO}"></span>0%: all ok</span>'
+            f'<span><span class="sw" style="background:{_NA}"></span>n/a: does not apply'
+            "</span><span>‡ some non-ok verdicts caused by the protocol</span></div>")
+
+
+def _study_html(study: StudyResult) -> tuple[str, list[str]]:
+    title = "reactfuzz study: verdict rates by design and abuse operator"
+    descr = _descriptions(study)
+    body = [f"<h1>{_e(title)}</h1>", _meta([
+        ("seed", study.seed), ("examples per cell", study.examples_per_cell),
+        ("designs", len(study.designs)), ("operators", len(study.abuses)),
+        ("elapsed", _seconds(study.elapsed)),
+    ])]
+    body.append("<h2>Non-ok rate by design and operator</h2>")
+    body.append('<p class="note">Each cell: the share of examples whose verdict is not '
+                "<code>ok</code>, and its 95 % Wilson interval (percent). Hover a cell for the "
+                "verdict counts and an example.</p>")
+    body.append(_matrix_legend())
+    body.append('<table class="matrix"><tr><th class="op">abuse operator</th>' + "".join(
+        f'<th class="design"><code>{_e(d)}</code><span class="d">{_e(descr.get(d, ""))}'
+        "</span></th>" for d in study.designs) + "</tr>")
+    fam = None
+    for a in _by_family(study.abuses):
+        if _family(a) != fam:
+            fam = _family(a)
+            body.append(f'<tr class="fam"><th colspan="{len(study.designs) + 1}">{_e(fam)}'
+                        f'<span class="d">{_e(FAMILIES.get(fam, ""))}</span></th></tr>')
+        ab = ABUSES.get(a)
+        cells = []
+        for d in study.designs:
+            c = study.cell(d, a)
+            if c is None or c.n == 0:
+                cells.append('<td class="cell na" title="the operator does not apply">n/a</td>')
+                continue
+            bg, fg = _cell_style(c)
+            rate, ci = _rate_parts(c.bad(), c.n)
+            counts = ", ".join(f"{k} {v}" for k, v in sorted(
+                c.counts.items(), key=lambda kv: (-kv[1], kv[0])) if v)
+            tip = f"{d} × {a}: n={c.n}; {counts}"
+            if c.protocol:
+                tip += f"; {c.protocol} caused by the protocol"
+            if c.example:
+                tip += f"\nexample: {visible(c.example, limit=200)}"
+            mark = _mark(c)
+            said = "† protocol" if mark == "†" else f"‡ {c.protocol} protocol"
+            mark_html = f'<div class="m">{said}</div>' if mark else ""
+            cells.append(f'<td class="cell" style="background:{bg};color:{fg}" title="{_e(tip)}">'
+                         f'<div class="r">{_e(rate)}</div>'
+                         f'<div class="ci">{_e(ci)}</div>{mark_html}</td>')
+        desc = f'<span class="d">{_ticks(_e(ab.description))}</span>' if ab else ""
+        body.append(f'<tr><th class="op"><code>{_e(a)}</code>{desc}</th>{"".join(cells)}</tr>')
+    body.append("</table>")
+
+    totals = study.design_totals()
+    body.append("<h2>Per design, all operators pooled</h2>")
+    rows = []
+    for d in study.designs:
+        t = totals.get(d, StudyCell(d, "all"))
+        design_bad = max(0, t.bad() - t.protocol)
+        lo, hi = wilson(t.bad(), t.n)
+        dlo, dhi = wilson(design_bad, t.n)
+        rows.append(_Row(d, [
+            _Bar([("any non-ok verdict", t.bad_rate())], lo, hi,
+                 note=f"{_rate_ci(t.bad(), t.n)}"),
+            _Bar([("design fault (protocol excluded)", design_bad / t.n if t.n else 0.0)],
+                 dlo, dhi, note=f"{_rate_ci(design_bad, t.n)}"),
+        ]))
+    body.append('<div class="chart">' + _bar_chart(
+        title="Non-ok rate per design", subtitle="all operators pooled; whiskers: 95 % Wilson "
+        "interval (pooled examples treated as one sample)", ylabel="design",
+        xlabel="share of examples", rows=rows, percent=True,
+        series=[("any non-ok verdict", "#fdae6b"),
+                ("design fault (protocol excluded)", "#a50f15")],
+        whisker_label="95 % interval") + "</div>")
+
+    kinds = list(_VERDICTS) + sorted({k for t in totals.values() for k in t.counts}
+                                     - set(_VERDICTS))
+    present = [k for k in kinds if any(t.counts.get(k) for t in totals.values())]
+    vrows = []
+    for d in study.designs:
+        t = totals.get(d, StudyCell(d, "all"))
+        vrows.append(_Row(d, [_Bar([(k, t.rate(k)) for k in present],
+                                   note=f"n={t.n}")]))
+    body.append('<div class="chart">' + _bar_chart(
+        title="Verdicts per design", subtitle="share of each verdict, all operators pooled "
+        "(ok first, then by severity)", ylabel="design", xlabel="share of examples",
+        rows=vrows, percent=True, xmax=1.0, inside_labels=True,
+        series=[(k, _VERDICT_COLORS.get(k, "#969696")) for k in present]) + "</div>")
+
+    body.append("<h3>Totals</h3>")
+    body.append("<table><tr><th>design</th><th>what it is</th><th>examples</th>"
+                "<th>not ok</th><th>design faults</th><th>protocol</th><th>most frequent"
+                "</th></tr>")
+    for d in study.designs:
+        t = totals.get(d, StudyCell(d, "all"))
+        design_bad = max(0, t.bad() - t.protocol)
+        body.append(f"<tr><td><code>{_e(d)}</code></td><td>{_e(descr.get(d, ''))}</td>"
+                    f'<td class="num">{t.n}</td><td class="num">{_e(_rate_ci(t.bad(), t.n))}'
+                    f'</td><td class="num">{_e(_rate_ci(design_bad, t.n))}</td>'
+                    f'<td class="num">{t.protocol}</td><td>{_e(_worst(t))}</td></tr>')
+    body.append("</table>")
+    body.append('<ul class="note">' + "".join(
+        f"<li>{_e(line.replace('`', '').replace('**', ''))}</li>" for line in _STUDY_LEGEND)
+        + "</ul>")
+    return title, body
+
+
+def render_html(result: RunSummary | StudyResult, *, generated: str | None = None) -> str:
+    """A self-contained HTML page (inline CSS and SVG, no script, no external resource) for a
+    run or a study; ``generated`` (e.g. a timestamp) is printed in the footer if given."""
+    if isinstance(result, StudyResult):
+        title, body = _study_html(result)
+    elif isinstance(result, RunSummary):
+        title, body = _run_html(result)
+    else:
+        raise TypeError(f"render_html takes a RunSummary or a StudyResult, not "
+                        f"{type(result).__name__}")
+    return _page(title, body, generated)
+
+
+def write_html(result: RunSummary | StudyResult, path: str | Path, *,
+               generated: str | None = None) -> Path:
+    """Write :func:`render_html` to ``path``."""
+    return _write(path, render_html(result, generated=generated))

@@ -1,0 +1,137 @@
+"""JUnit XML: one test case per target × check × abuse family, failing with its findings."""
+
+from __future__ import annotations
+
+import html
+import re
+from pathlib import Path
+from typing import Any
+
+from ..corpus import Finding
+from ..results import OperatorStats, RunSummary
+from .common import (
+    _checks,
+    _families,
+    _family,
+    _free,
+    _plural,
+    _replay,
+    _sorted,
+    _targets,
+    _token,
+    _write,
+    visible,
+)
+
+__all__ = ["render_junit", "write_junit", "xml_safe"]
+
+# --------------------------------------------------------------------------------------
+# JUnit XML.
+
+_XML_FORBIDDEN = re.compile(
+    "[^\t\n\r\u0020-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]"
+)
+
+
+def xml_safe(text: str) -> str:
+    """``text`` without the characters XML 1.0 forbids (controls, lone surrogates,
+    U+FFFE/U+FFFF): each is replaced by its :func:`visible` escape, so nothing is lost."""
+    return _XML_FORBIDDEN.sub(lambda m: _token(m.group()), text)
+
+
+def _xml_text(text: str) -> str:
+    return html.escape(xml_safe(text), quote=False)
+
+
+def _xml_attr(text: str) -> str:
+    # Attribute values are normalised by parsers (a newline becomes a space): encode them.
+    esc = html.escape(xml_safe(text), quote=True)
+    return esc.replace("\n", "&#10;").replace("\r", "&#13;").replace("\t", "&#9;")
+
+
+def _attrs(**kw: Any) -> str:
+    return "".join(f' {k}="{_xml_attr(str(v))}"' for k, v in kw.items())
+
+
+def _finding_block(summary: RunSummary, f: Finding) -> str:
+    return "\n".join([
+        f"[{f.severity}] {f.verdict} · {f.abuse} · {f.target}",
+        f"  completion: {visible(f.completion)}",
+        f"  expected:   {_free(f.expected)}",
+        f"  observed:   {_free(f.observed)}",
+        f"  why:        {_free(f.explanation)}",
+        f"  replay:     {_replay(summary, f)}",
+    ])
+
+
+def render_junit(summary: RunSummary) -> str:
+    """JUnit XML: one test case per target × check × abuse family, failing with its findings.
+
+    A family whose operators were all skipped for a target is a skipped case; protocol
+    notes go to the case's ``system-out`` (they never fail it).
+    """
+    checks, fams = _checks(summary), _families(summary)
+    cases: list[str] = []
+    n_fail = n_skip = 0
+    for target in _targets(summary) or ["(none)"]:
+        ops_by_fam: dict[str, list[OperatorStats]] = {}
+        for o in summary.operators:
+            if o.target == target:
+                ops_by_fam.setdefault(_family(o.abuse), []).append(o)
+        for check in checks:
+            for fam in fams:
+                def mine(fs: list[Finding], check: str = check, fam: str = fam,
+                         target: str = target) -> list[Finding]:
+                    return _sorted(f for f in fs if f.target == target and f.check == check
+                                   and _family(f.abuse) == fam)
+
+                found, notes = mine(summary.findings), mine(summary.protocol_notes)
+                ops = ops_by_fam.get(fam, [])
+                secs = sum(o.elapsed for o in ops) / max(1, len(checks))
+                head = "    <testcase" + _attrs(classname=f"reactfuzz.{target}",
+                                                    name=f"{check} / {fam}", time=f"{secs:.3f}")
+                body: list[str] = []
+                if found:
+                    n_fail += 1
+                    kinds = ", ".join(dict.fromkeys(f"{f.verdict} ({f.severity})" for f in found))
+                    msg = f"{_plural(len(found), 'finding')}: {kinds}"
+                    text = "\n\n".join(_finding_block(summary, f) for f in found)
+                    body.append(f"      <failure{_attrs(message=msg, type=found[0].verdict)}>"
+                                f"{_xml_text(text)}</failure>")
+                elif ops and all(o.skipped for o in ops):
+                    n_skip += 1
+                    why = "; ".join(dict.fromkeys(f"{o.abuse}: {o.skipped}" for o in ops))
+                    body.append(f"      <skipped{_attrs(message=why)}/>")
+                if notes:
+                    text = "protocol notes (the format cannot carry these intents; not counted "\
+                           "as failures):\n" + "\n".join(
+                               f"  {f.verdict} · {f.abuse}: {visible(f.completion)}" for f in notes)
+                    body.append(f"      <system-out>{_xml_text(text)}</system-out>")
+                cases.append(f"{head}>\n" + "\n".join(body) + "\n    </testcase>" if body
+                             else f"{head}/>")
+    props = {
+        "seed": summary.seed, "targets": ", ".join(summary.targets), "format": summary.format,
+        "dispatcher": summary.dispatcher, "tools": summary.tools, "examples": summary.examples,
+        "replayed": summary.replayed, "reproduced": summary.reproduced,
+        "protocol_notes": len(summary.protocol_notes), "exit_code": summary.exit_code,
+    }
+    suite = _attrs(name="reactfuzz", tests=len(cases), failures=n_fail, errors=0,
+                   skipped=n_skip, time=f"{summary.elapsed:.3f}")
+    lines = [
+        '<?xml version="1.0" encoding="UTF-8"?>',
+        f"<testsuites{_attrs(name='reactfuzz', tests=len(cases), failures=n_fail, errors=0)}"
+        f'{_attrs(time=f"{summary.elapsed:.3f}")}>',
+        f"  <testsuite{suite}>",
+        "    <properties>",
+        *(f"      <property{_attrs(name=k, value=v)}/>" for k, v in props.items()),
+        "    </properties>",
+        *cases,
+        "  </testsuite>",
+        "</testsuites>",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def write_junit(summary: RunSummary, path: str | Path) -> Path:
+    """Write :func:`render_junit` to ``path``."""
+    return _write(path, render_junit(summary))

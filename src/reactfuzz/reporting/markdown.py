@@ -1,0 +1,167 @@
+"""Markdown: a run as a pull-request comment, and the study's design × operator matrix."""
+
+from __future__ import annotations
+
+import html
+import re
+from pathlib import Path
+
+from ..results import RunSummary, StudyCell, StudyResult
+from .common import (
+    _STUDY_LEGEND,
+    _by_family,
+    _count_table,
+    _counts_line,
+    _descriptions,
+    _exit_meaning,
+    _free,
+    _mark,
+    _plural,
+    _rate_ci,
+    _replay,
+    _seconds,
+    _sorted,
+    _targets,
+    _worst,
+    _write,
+    visible,
+)
+
+__all__ = ["render_markdown", "render_study_markdown", "write_markdown"]
+
+# --------------------------------------------------------------------------------------
+# Markdown.
+
+_MD_SPECIAL = re.compile(r"([\\`*_\[\]|<>#])")
+
+
+def _md(text: str) -> str:
+    """Free text safe in Markdown (and in a table cell): specials escaped, one line."""
+    return _MD_SPECIAL.sub(r"\\\1", _free(text).replace("&", "&amp;"))
+
+
+def _code(text: str, *, cell: bool = False) -> str:
+    """An inline code span that holds any backticks in ``text`` (``cell``: inside a table,
+    where even a code span needs its ``|`` escaped)."""
+    if cell:
+        text = text.replace("|", "\\|")
+    longest = max((len(m) for m in re.findall(r"`+", text)), default=0)
+    fence = "`" * (longest + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    return f"{fence}{pad}{text}{pad}{fence}"
+
+
+def _fence(text: str, lang: str = "") -> str:
+    longest = max((len(m) for m in re.findall(r"`{3,}", text)), default=0)
+    fence = "`" * max(3, longest + 1)
+    return f"{fence}{lang}\n{text}\n{fence}"
+
+
+def _md_table(header: list[str], rows: list[list[str]], align: str = "") -> list[str]:
+    aligns = align or "l" + "r" * (len(header) - 1)
+    sep = ["---:" if a == "r" else ":---:" if a == "c" else "---" for a in aligns]
+    return ["| " + " | ".join(r) + " |" for r in [header, sep, *rows]]
+
+
+def render_markdown(summary: RunSummary) -> str:
+    """A pull-request comment: headline, findings by check × family, one collapsed section
+    per finding (completion, expected/observed, replay command)."""
+    n = len(summary.findings)
+    head = f"❌ {_plural(n, 'finding')}" if n else "✅ no findings"
+    if summary.interrupted:
+        head += " (interrupted: partial results)"
+    meta = " · ".join(f"{k} `{v}`" for k, v in [
+        ("seed", summary.seed), ("target", ", ".join(summary.targets)),
+        ("format", summary.format), ("dispatcher", summary.dispatcher),
+    ]) + f" · {summary.examples} examples in {_seconds(summary.elapsed)}" \
+        + f" · corpus: {summary.replayed} replayed, {summary.reproduced} reproduced"
+    out = [f"## reactfuzz: {head}", "", meta, ""]
+    header, rows = _count_table(summary)
+    rows = [[_code(r[0], cell=True) if r[0] != "total" else "**total**", *r[1:]] for r in rows]
+    out += _md_table(header, [[c.replace(".", "·") if c == "." else c for c in r]
+                              for r in rows])
+    out.append("")
+    multi = len(_targets(summary)) > 1
+    for f in _sorted(summary.findings):
+        where = f" · `{f.target}`" if multi else ""
+        out += [
+            "<details>",
+            f"<summary><b>{html.escape(f.severity)}</b> · <code>{html.escape(f.verdict)}</code>"
+            f" · <code>{html.escape(f.check)}</code> · <code>{html.escape(f.abuse)}</code>"
+            f"{html.escape(where).replace('`', '')}</summary>",
+            "",
+            "Completion (invisible characters written as escapes):",
+            "",
+            _fence(visible(f.completion), "text"),
+            "",
+            f"- **expected:** {_code(_free(f.expected))}",
+            f"- **observed:** {_code(_free(f.observed))}",
+            f"- **why:** {_md(f.explanation)}",
+            "",
+            _fence(_replay(summary, f), "sh"),
+            "",
+            "</details>",
+            "",
+        ]
+    notes = _sorted(summary.protocol_notes)
+    if notes:
+        out += [
+            "<details>",
+            f"<summary>{_plural(len(notes), 'protocol note')}: the format cannot carry these "
+            "intents; not counted as failures</summary>",
+            "",
+            *(f"- `{f.verdict}` · `{f.abuse}` · `{f.target}`: {_code(visible(f.completion))}"
+              for f in notes),
+            "",
+            "</details>",
+            "",
+        ]
+    out += [f"**{_counts_line(summary)}** · {_exit_meaning(summary)}"]
+    return "\n".join(out) + "\n"
+
+
+def write_markdown(result: RunSummary | StudyResult, path: str | Path) -> Path:
+    """Write :func:`render_markdown` (or :func:`render_study_markdown`) to ``path``."""
+    text = (render_study_markdown(result) if isinstance(result, StudyResult)
+            else render_markdown(result))
+    return _write(path, text)
+
+
+
+def render_study_markdown(study: StudyResult) -> str:
+    """The study as Markdown: the design × operator matrix (rate and 95 % interval), the
+    per-design totals and a legend."""
+    out = [
+        "## reactfuzz study: verdict rates by design and abuse operator",
+        "",
+        f"seed `{study.seed}` · {study.examples_per_cell} examples per cell · "
+        f"{len(study.designs)} designs × {len(study.abuses)} operators · "
+        f"{_seconds(study.elapsed)}",
+        "",
+    ]
+    rows = []
+    for a in _by_family(study.abuses):
+        row = [_code(a, cell=True)]
+        for d in study.designs:
+            c = study.cell(d, a)
+            if c is None or c.n == 0:
+                row.append("n/a")
+            else:
+                mark = _mark(c)
+                row.append(_rate_ci(c.bad(), c.n) + (f" {mark}" if mark else ""))
+        rows.append(row)
+    out += _md_table(["abuse", *(_code(d, cell=True) for d in study.designs)], rows,
+                     "l" + "c" * len(study.designs))
+    out += ["", "### Per design, all operators pooled", ""]
+    totals = study.design_totals()
+    descr = _descriptions(study)
+    trows = []
+    for d in study.designs:
+        t = totals.get(d, StudyCell(d, "all"))
+        design_bad = max(0, t.bad() - t.protocol)
+        trows.append([_code(d, cell=True), _md(descr.get(d, "")), str(t.n), _rate_ci(t.bad(), t.n),
+                      _rate_ci(design_bad, t.n), str(t.protocol), _worst(t)])
+    out += _md_table(["design", "what it is", "examples", "not ok", "design faults",
+                      "protocol", "most frequent"], trows, "llrrrrl")
+    out += ["", "Legend:", "", *(f"- {line}" for line in _STUDY_LEGEND)]
+    return "\n".join(out) + "\n"
