@@ -1,0 +1,46 @@
+"""The ``reactfuzz`` command line: a thin layer over the library.
+
+Exit codes: 0 success, 1 the check found something (an invalid step, rejected
+transcripts), 2 a usage or configuration error (one line, no traceback), 130 interrupted.
+
+``arguments`` builds the parser; the commands live by theme: ``fuzz`` (fuzz, replay),
+``study`` (study, bench), ``parse`` (parse, conform) and ``listing`` (formats, parsers,
+abuses, checks, demo).
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+
+from ..errors import ReactfuzzError
+from .arguments import build_parser
+
+__all__ = ["main"]
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the CLI; returns the exit code."""
+    parser = build_parser()
+    args, extra = parser.parse_known_args(argv)
+    if extra:  # name the subcommand whose options were meant, not the top level
+        sub = getattr(args, "command", None)
+        where = f"reactfuzz {sub}" if sub else "reactfuzz"
+        print(f"reactfuzz: error: unrecognized arguments: {' '.join(extra)} (see '{where}"
+              " --help')", file=sys.stderr)
+        return 2
+    try:
+        return int(args.func(args))
+    except ReactfuzzError as e:
+        print(f"reactfuzz: error: {e}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("reactfuzz: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return 0
+
+
+def entry() -> None:
+    """Console-script entry point."""
+    sys.exit(main())

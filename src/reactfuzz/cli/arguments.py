@@ -1,0 +1,156 @@
+"""The ``reactfuzz`` argument parser: every command, its options and their help."""
+
+from __future__ import annotations
+
+import argparse
+from typing import NoReturn
+
+from .. import __version__
+from .fuzz import _cmd_fuzz, _cmd_replay
+from .listing import _cmd_abuses, _cmd_checks, _cmd_demo, _cmd_formats, _cmd_parsers
+from .parse import _cmd_conform, _cmd_parse
+from .study import _cmd_bench, _cmd_study
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse with one-line errors (exit 2) instead of the usage block."""
+
+    def error(self, message: str) -> NoReturn:  # type: ignore[override]
+        self.exit(2, f"reactfuzz: error: {message} (see '{self.prog} --help')\n")
+
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser (exposed for documentation and tests)."""
+    p = _Parser(
+        prog="reactfuzz",
+        description="Property-test the parsers behind text-protocol ReAct agents.",
+    )
+    p.add_argument("--version", action="version", version=f"reactfuzz {__version__}")
+    sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    sub.required = True
+
+    s = sub.add_parser("demo", help="show the built-in formats and parsers on a sample transcript")
+    s.set_defaults(func=_cmd_demo)
+
+    s = sub.add_parser("formats", help="list the built-in formats (and check their grammars load)")
+    s.add_argument("-v", "--verbose", action="store_true", help="also print each format's rules")
+    s.set_defaults(func=_cmd_formats)
+
+    s = sub.add_parser("parsers", help="list the built-in parsers")
+    s.set_defaults(func=_cmd_parsers)
+
+    s = sub.add_parser("parse", help="print the Step a parser reads from one completion, as JSON")
+    s.add_argument("--format", "-f", default="bracket", help="built-in format or .toml file")
+    s.add_argument("--parser", "-p", default="grammar",
+                   help="a built-in parser (default: grammar), module:function, regex:PATTERN"
+                        " or grammar:FILE")
+    s.add_argument("--transcript", action="store_true",
+                   help="parse a whole transcript with the grammar instead of one completion")
+    s.add_argument("file", nargs="?", default="-", help="completion file, or - for stdin")
+    s.set_defaults(func=_cmd_parse)
+
+    s = sub.add_parser("conform", help="run a JSONL file of transcripts through a format's grammar")
+    s.add_argument("--format", "-f", required=True, help="built-in format or .toml file")
+    s.add_argument("--field", default="text", help="record field holding the transcript")
+    s.add_argument("--json", action="store_true", help="print the report as JSON")
+    s.add_argument("--show", type=int, default=20, help="records shown per reason (default 20)")
+    s.add_argument("--min-rate", type=float, default=100.0,
+                   help="exit 0 when at least this percentage is accepted (default 100)")
+    s.add_argument("file", help="JSON Lines file, one transcript per record")
+    s.set_defaults(func=_cmd_conform)
+
+    s = sub.add_parser("fuzz", help="fuzz a parser (built-in, your function, regex or grammar)")
+    g = s.add_argument_group("what to fuzz")
+    g.add_argument("--parser", "-p", action="append", metavar="NAME",
+                   help="a built-in parser (repeatable)")
+    g.add_argument("--target", "-t", action="append", metavar="MODULE:FUNCTION",
+                   help="your parser: a function (or object with .parse) importable from here")
+    g.add_argument("--regex", action="append", metavar="PATTERN",
+                   help="your Action regex, with named groups tool and args (or input)")
+    g.add_argument("--grammar", action="append", metavar="FILE", help="your Lark grammar")
+    g.add_argument("--format", "-f", default="bracket", help="built-in format or .toml file")
+    g.add_argument("--tools", default="default",
+                   help="'default', a JSON tools file, or module:attr (registry, functions,"
+                        " pydantic models)")
+    g.add_argument("--dispatcher", default="auto", choices=["auto", "positional", "typed"],
+                   help="auto: positional for classic-* parsers, typed otherwise")
+    g = s.add_argument_group("how hard")
+    g.add_argument("--seed", type=int, help="the run's seed (printed; the same seed, the same"
+                   " findings)")
+    g.add_argument("--max-examples", type=int, default=60,
+                   help="examples per abuse operator and target (default 60)")
+    g.add_argument("--time-budget", type=float, metavar="SECONDS",
+                   help="stop starting operators after this long")
+    g.add_argument("--time-limit", type=float, default=1.0, metavar="SECONDS",
+                   help="per-parse limit; slower is a bounded-time finding (default 1)")
+    g.add_argument("--check", action="append", metavar="ID", help="run only these checks")
+    g.add_argument("--plugin", action="append", metavar="MODULE",
+                   help="import a module that registers your own checks (@check),"
+                        " abuses or parsers")
+    g.add_argument("--abuse", action="append", metavar="ID",
+                   help="only these operators (an id, or a family like injected.*)")
+    g.add_argument("--stream", choices=["whole", "eager"], default="whole",
+                   help="how your client reads a streamed completion (default whole)")
+    g.add_argument("--workers", type=int, default=1,
+                   help="processes; operators are shared out, findings are the same")
+    g.add_argument("--hypothesis-db", metavar="DIR",
+                   help="a Hypothesis example database directory, shared by workers")
+    g.add_argument("--explore", type=int, metavar="N",
+                   help="fast mode: N mutated scenarios per worker without Hypothesis's"
+                        " per-example cost; only failures are shrunk")
+    g = s.add_argument_group("corpus")
+    g.add_argument("--corpus", default="fuzz_corpus", metavar="DIR",
+                   help="where findings are written and replayed from (default fuzz_corpus)")
+    g.add_argument("--no-corpus", action="store_true", help="write no corpus files")
+    g.add_argument("--no-replay", action="store_true", help="do not replay the corpus first")
+    g.add_argument("--baseline", metavar="DIR",
+                   help="fail only on findings not already in this corpus")
+    g = s.add_argument_group("reports")
+    g.add_argument("--json", metavar="FILE", help="the summary as JSON")
+    g.add_argument("--events", metavar="FILE", help="an NDJSON log of engine events")
+    g.add_argument("--junit", metavar="FILE", help="JUnit XML (one case per check x abuse)")
+    g.add_argument("--markdown", metavar="FILE", help="a PR-comment summary")
+    g.add_argument("--html", metavar="FILE", help="a self-contained HTML report with plots")
+    g.add_argument("--strict-protocol", action="store_true",
+                   help="count protocol notes (the format cannot carry an intent) as findings")
+    g.add_argument("--quiet", "-q", action="store_true", help="no progress on stderr")
+    g.add_argument("--color", choices=["auto", "always", "never"], default="auto")
+    s.set_defaults(func=_cmd_fuzz)
+
+    s = sub.add_parser("replay", help="re-run corpus findings (regression mode for CI)")
+    s.add_argument("paths", nargs="*", help="corpus files or directories (default fuzz_corpus)")
+    s.add_argument("--target", help="replay against this target instead of each file's own")
+    s.add_argument("--dispatcher", default="auto", choices=["auto", "positional", "typed"],
+                   help="with --target: auto = the target's own (positional for classic-*)")
+    s.add_argument("--time-limit", type=float, default=1.0, metavar="SECONDS")
+    s.add_argument("--expect-reproduced", action="store_true",
+                   help="exit 0 only if every finding still reproduces (corpus self-test)")
+    s.add_argument("--json", metavar="FILE", help="the results as JSON")
+    s.set_defaults(func=_cmd_replay)
+
+    s = sub.add_parser("study", help="every built-in design against every abuse (the main job)")
+    s.add_argument("--examples", "-n", type=int, default=30,
+                   help="examples per design and operator (default 30)")
+    s.add_argument("--seed", type=int, default=0, help="seed (default 0)")
+    s.add_argument("--design", action="append", metavar="NAME", help="only these designs")
+    s.add_argument("--abuse", action="append", metavar="ID", help="only these operators")
+    s.add_argument("--out", default="reactfuzz-study", metavar="DIR",
+                   help="where study.md and study.html go (default reactfuzz-study)")
+    s.add_argument("--quiet", "-q", action="store_true", help="no progress on stderr")
+    s.set_defaults(func=_cmd_study)
+
+    s = sub.add_parser("bench", help="measure parsers, generators and the engine side by side")
+    s.add_argument("--rounds", type=int, default=7, help="alternating rounds (default 7)")
+    s.add_argument("--quick", action="store_true", help="smaller workloads (same method)")
+    s.add_argument("--target", metavar="SPEC", help="also time your own parser")
+    s.add_argument("--format", "-f", default="bracket", help="format of --target")
+    s.add_argument("--markdown", metavar="FILE", help="write the table as Markdown")
+    s.add_argument("--quiet", "-q", action="store_true", help="no progress on stderr")
+    s.set_defaults(func=_cmd_bench)
+
+    s = sub.add_parser("abuses", help="list the abuse operators")
+    s.set_defaults(func=_cmd_abuses)
+    s = sub.add_parser("checks", help="list the checks")
+    s.set_defaults(func=_cmd_checks)
+    return p

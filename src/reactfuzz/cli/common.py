@@ -1,0 +1,37 @@
+"""Helpers the commands share: selecting abuse operators, writing an output file."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ..errors import UsageError
+
+
+def _expand_abuses(patterns: list[str] | None) -> list[str] | None:
+    """Abuse ids from the command line; ``family.*`` or ``family`` selects a family."""
+    from ..strategies import ABUSES
+
+    if not patterns:
+        return None
+    out: list[str] = []
+    for pat in patterns:
+        if pat in ABUSES:
+            out.append(pat)
+            continue
+        prefix = pat[:-2] if pat.endswith(".*") else pat
+        matched = [a for a in ABUSES if a.startswith(prefix + ".")]
+        if not matched:
+            raise UsageError(
+                f"unknown abuse {pat!r}: use an id or family from 'reactfuzz abuses'"
+            )
+        out.extend(matched)
+    return list(dict.fromkeys(out))
+
+
+
+def _write_text(path: str, text: str) -> None:
+    try:
+        Path(path).parent.mkdir(parents=True, exist_ok=True)
+        Path(path).write_text(text, encoding="utf-8")
+    except OSError as e:
+        raise UsageError(f"{path}: cannot write: {e.strerror or e}") from None

@@ -1,0 +1,171 @@
+"""``fuzz`` and ``replay``: run the engine, consume its events, report, and re-run a corpus."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from ..errors import InputFileError, UsageError
+from ..explore import FAST_CHECKS
+from .common import _expand_abuses, _write_text
+
+
+def _load_plugins(modules: list[str] | None) -> None:
+    """Import user modules that register checks, abuses or parsers (current dir first)."""
+    import importlib
+    import os
+
+    for name in modules or []:
+        sys.path.insert(0, os.getcwd())
+        try:
+            importlib.import_module(name)
+        except Exception as e:
+            raise UsageError(
+                f"--plugin {name}: cannot import it ({type(e).__name__}: {e});"
+                " give a module importable from the working directory"
+            ) from None
+        finally:
+            sys.path.remove(os.getcwd())
+
+
+
+def _fuzz_targets(args: argparse.Namespace) -> list[str]:
+    targets = list(args.parser or []) + list(args.target or [])
+    targets += [f"regex:{r}" for r in (args.regex or [])]
+    targets += [f"grammar:{g}" for g in (args.grammar or [])]
+    if not targets:
+        raise UsageError("name what to fuzz: --parser NAME, --target module:function,"
+                         " --regex PATTERN or --grammar FILE")
+    return targets
+
+
+def _cmd_fuzz(args: argparse.Namespace) -> int:
+    from ..engine import FuzzConfig, run_fuzz_parallel
+    from ..reporting import NdjsonLog, ProgressPrinter, render_console
+
+    if args.max_examples < 1:
+        raise UsageError("--max-examples must be at least 1")
+    if args.workers < 1:
+        raise UsageError("--workers must be at least 1")
+    _load_plugins(args.plugin)
+    config = FuzzConfig(
+        hypothesis_db=args.hypothesis_db,
+        targets=_fuzz_targets(args), format=args.format, dispatcher=args.dispatcher,
+        tools=args.tools, checks=args.check or None, abuses=_expand_abuses(args.abuse),
+        seed=args.seed, max_examples=args.max_examples, time_budget=args.time_budget,
+        corpus=None if args.no_corpus else args.corpus, baseline=args.baseline,
+        replay_corpus=not args.no_replay, time_limit=args.time_limit, stream=args.stream,
+    )
+    sinks = []
+    if not args.quiet:
+        sinks.append(ProgressPrinter(sys.stderr))
+    log = NdjsonLog(args.events) if args.events else None
+    if log is not None:
+        sinks.append(log)
+
+    def emit(event) -> None:
+        for s in sinks:
+            s(event)
+
+    try:
+        if args.explore:
+            return _explore(args, config, emit)
+        summary = run_fuzz_parallel(config, args.workers, emit)
+    finally:
+        if log is not None:
+            log.close()
+    if args.strict_protocol:
+        summary.findings.extend(summary.protocol_notes)
+        summary.protocol_notes = []
+    _write_reports(summary, args)
+    print(render_console(summary, color=_color(args)))
+    return summary.exit_code
+
+
+def _explore(args: argparse.Namespace, config, emit) -> int:
+    """``fuzz --explore N``: the fast mode, one target, optionally over workers."""
+    from ..explore import ExploreConfig, explore_parallel
+    from ..reporting import render_console
+    from ..results import RunSummary
+
+    if len(config.targets) != 1:
+        raise UsageError("--explore takes one target")
+    if args.explore < 1:
+        raise UsageError("--explore must be at least 1")
+    ec = ExploreConfig(target=config.targets[0], format=config.format,
+                       dispatcher=config.dispatcher, tools=config.tools,
+                       seed=config.seed if config.seed is not None else 0,
+                       scenarios=args.explore, abuses=config.abuses, corpus=config.corpus,
+                       time_limit=config.time_limit)
+    results = explore_parallel(ec, args.workers, emit)
+    findings = []
+    for r in results:
+        for f in r.findings:
+            if all(f.dedup_key() != g.dedup_key() for g in findings):
+                findings.append(f)
+    scen = sum(r.scenarios for r in results)
+    loop = max(r.loop_seconds for r in results)
+    summary = RunSummary(seed=ec.seed, targets=[ec.target], format=config.format,
+                         dispatcher=config.dispatcher, tools=config.tools,
+                         checks=list(FAST_CHECKS), abuses=[], findings=findings,
+                         examples=scen, elapsed=loop, corpus_dir=config.corpus)
+    _write_reports(summary, args)
+    print(render_console(summary, color=_color(args)))
+    print(f"explore: {scen} scenarios in {loop:.2f}s over {len(results)} worker(s):"
+          f" {scen / loop:,.0f} scenarios/s (pool of {sum(r.pool for r in results)} bases"
+          f" built in {max(r.pool_seconds for r in results):.1f}s)")
+    return summary.exit_code
+
+
+def _color(args: argparse.Namespace) -> bool:
+    if args.color == "always":
+        return True
+    if args.color == "never":
+        return False
+    return sys.stdout.isatty()
+
+
+def _write_reports(summary, args: argparse.Namespace) -> None:
+    from ..reporting import render_markdown, write_html, write_json, write_junit
+
+    if args.json:
+        write_json(summary, args.json)
+    if args.junit:
+        write_junit(summary, args.junit)
+    if args.markdown:
+        _write_text(args.markdown, render_markdown(summary))
+    if args.html:
+        write_html(summary, args.html)
+
+
+
+def _cmd_replay(args: argparse.Namespace) -> int:
+    from ..engine import replay
+
+    paths = args.paths or ["fuzz_corpus"]
+    for p in paths:
+        if not Path(p).exists():
+            raise InputFileError(f"{p}: no such corpus file or directory")
+    results = replay(paths, target=args.target, dispatcher=args.dispatcher,
+                     time_limit=args.time_limit)
+    if not results:
+        print("no findings to replay")
+        return 0
+    reproduced = [r for r in results if r.reproduced]
+    for r in results:
+        state = "reproduced" if r.reproduced else "FIXED" if not args.expect_reproduced \
+            else "NOT REPRODUCED"
+        state = state.ljust(14)
+        print(f"{state}  {r.path}  [{r.finding.check}/{r.finding.verdict}] -> {r.observed}")
+    print(f"\n{len(reproduced)} of {len(results)} findings reproduce"
+          + (f" against {args.target}" if args.target else ""))
+    if args.json:
+        _write_text(args.json, json.dumps([
+            {"path": str(r.path), "check": r.finding.check, "verdict": r.finding.verdict,
+             "reproduced": r.reproduced, "observed": r.observed} for r in results
+        ], indent=2) + "\n")
+    if args.expect_reproduced:
+        return 0 if len(reproduced) == len(results) else 1
+    return 1 if reproduced else 0

@@ -1,0 +1,68 @@
+"""``parse`` (one completion or transcript through a parser) and ``conform`` (logs through a
+format's grammar)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from ..conform import conform
+from ..errors import InputFileError
+from ..formats import get_format
+from ..grammars import parse_transcript
+
+
+def _read_input(name: str) -> str:
+    """Read a completion exactly as written (no newline translation)."""
+    try:
+        data = sys.stdin.buffer.read() if name == "-" else Path(name).read_bytes()
+    except OSError as e:
+        raise InputFileError(f"{name}: cannot read: {e.strerror or e}") from None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise InputFileError(f"{name}: not UTF-8 text ({e.reason} at byte {e.start})") from None
+
+
+
+def _cmd_parse(args: argparse.Namespace) -> int:
+    from ..targets import load_target
+
+    fmt = get_format(args.format)
+    parser = load_target(args.parser, fmt)  # a built-in, module:function, regex: or grammar:
+    text = _read_input(args.file)
+    if args.transcript:
+        parser.close()
+        t = parse_transcript(text, fmt)
+        out = {
+            "ok": t.ok,
+            "blocks": [
+                {"role": b.role, "number": b.number, "line": b.line, "text": b.text}
+                for b in t.blocks
+            ],
+            "invalid": None if t.invalid is None else {
+                "code": t.invalid.code, "message": t.invalid.message, "line": t.invalid.line,
+                "column": t.invalid.column, "expected": list(t.invalid.expected),
+                "context": t.invalid.context,
+            },
+        }
+        print(json.dumps(out, indent=2, ensure_ascii=False))
+        return 0 if t.ok else 1
+    try:
+        step = parser.parse(text)
+    finally:
+        parser.close()
+    print(json.dumps(step.to_dict(), indent=2, ensure_ascii=False))
+    return 0 if step.kind != "invalid" else 1
+
+
+def _cmd_conform(args: argparse.Namespace) -> int:
+    fmt = get_format(args.format)
+    report = conform(args.file, fmt, args.field)
+    if args.json:
+        print(json.dumps(report.to_dict(), indent=2, ensure_ascii=False))
+    else:
+        print(report.render_text(show=args.show))
+    return 0 if report.rate >= args.min_rate else 1

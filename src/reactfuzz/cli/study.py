@@ -1,0 +1,59 @@
+"""``study`` (every design against every abuse) and ``bench`` (timings side by side)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from ..errors import UsageError
+from .common import _expand_abuses, _write_text
+
+
+def _cmd_study(args: argparse.Namespace) -> int:
+    from ..reporting import render_study_markdown, write_html
+    from ..study import STUDY_DESIGNS, render_matrix_text, run_study
+
+    if args.examples < 1:
+        raise UsageError("--examples must be at least 1")
+    progress = None
+    if not args.quiet:
+        def progress(event) -> None:
+            if event.kind == "progress":
+                d = event.data
+                print(f"\r[{d['done']}/{d['total']}] {d['design']} x {d['abuse']}"
+                      f" ({d['bad']}/{d['n']} bad)".ljust(78), end="", file=sys.stderr,
+                      flush=True)
+            elif event.kind == "run-finished":
+                print(file=sys.stderr)
+    result = run_study(designs=args.design or STUDY_DESIGNS, abuses=_expand_abuses(args.abuse),
+                       examples=args.examples, seed=args.seed, emit=progress)
+    out = Path(args.out)
+    _write_text(str(out / "study.md"), render_study_markdown(result))
+    write_html(result, str(out / "study.html"))
+    print(render_matrix_text(result))
+    print(f"\n{len(result.cells)} cells x {result.examples_per_cell} examples, seed"
+          f" {result.seed}, {result.elapsed:.1f}s; wrote {out / 'study.md'} and"
+          f" {out / 'study.html'}")
+    return 0
+
+
+def _cmd_bench(args: argparse.Namespace) -> int:
+    from ..bench import render_bench, run_bench
+
+    if args.rounds < 1:
+        raise UsageError("--rounds must be at least 1")
+    if args.target:
+        from ..formats import get_format
+        from ..targets import load_target
+
+        load_target(args.target, get_format(args.format)).close()  # fail fast on a bad target
+    say = None if args.quiet else (lambda s: print(f"bench: {s}...", file=sys.stderr, flush=True))
+    result = run_bench(quick=args.quick, rounds=args.rounds, target=args.target,
+                       fmt=args.format, progress=say)
+    print(render_bench(result))
+    if args.markdown:
+        _write_text(args.markdown, render_bench(result, markdown=True) + "\n")
+    missed = [r.name for r in result.rows if r.met is False]
+    print(f"\n{len(missed)} target(s) not met" + (f": {', '.join(missed)}" if missed else ""))
+    return 0
