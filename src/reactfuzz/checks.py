@@ -237,9 +237,7 @@ def _disagreement(step: Step, ref: Step) -> tuple[str, str] | None:
     return None
 
 
-_DISAGREEMENT_SEVERITY = {"laxer": "medium", "stricter": "low", "other-kind": "high",
-                          "other-tool": "high", "other-arguments": "high",
-                          "other-answer": "medium"}
+from reactfuzz.kinds import DISAGREEMENT_SEVERITY as _DISAGREEMENT_SEVERITY  # noqa: E402
 
 
 @check("agrees-with-grammar", "the target reads a completion as the format's grammar does")

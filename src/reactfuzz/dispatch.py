@@ -15,18 +15,21 @@ Dispatchers never run anything real: the registry's fake execution records the c
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal, get_args
+from typing import Any, Literal
 
 from pydantic import ValidationError
 
-from .errors import UsageError
+from .kinds import REJECT_KINDS, RejectKind
 from .model import Call, Step
+from .registry import Registry
 from .tools import ToolRegistry
 
 __all__ = [
     "DISPATCHERS",
+    "DISPATCH_WORDING",
+    "REJECT_KINDS",
     "Crashed",
     "Dispatcher",
     "Executed",
@@ -34,6 +37,8 @@ __all__ = [
     "Outcome",
     "RejectKind",
     "Rejected",
+    "Wording",
+    "bind_arguments",
     "bind_typed",
     "dispatch_positional",
     "dispatch_typed",
@@ -41,16 +46,7 @@ __all__ = [
     "validation_summary",
 ]
 
-RejectKind = Literal[
-    "unparseable",
-    "unknown-tool",
-    "missing-arg",
-    "extra-arg",
-    "malformed-arg",
-    "ambiguous",
-    "unrepresentable",
-]
-REJECT_KINDS: tuple[str, ...] = get_args(RejectKind)
+# RejectKind and REJECT_KINDS are re-exported: defined once in the model layer (`kinds`)
 
 
 @dataclass(frozen=True, slots=True)
@@ -159,6 +155,77 @@ def dispatch_typed(step: Step, registry: ToolRegistry) -> Outcome:
     return outcome
 
 
+@dataclass(frozen=True, slots=True)
+class Wording:
+    """The sentences a binding refusal is written in (``str.format`` templates).
+
+    The dispatcher speaks to the model about the text it read; the oracle explains what the
+    intent itself implies. Fields: ``tool`` (the name as written), ``known`` (the tool
+    names), ``name`` (the first undeclared argument), ``declared`` (the declared names,
+    comma-separated; ``listed`` is the same or ``none``), ``n`` and ``given`` (declared and
+    given counts), ``missing`` (every missing name, quoted) and ``first`` (the first one).
+    """
+
+    unknown_tool: str
+    undeclared: str
+    too_many: str
+    missing: str
+    duplicate: str = "an argument is given twice"
+
+
+DISPATCH_WORDING = Wording(
+    unknown_tool="no tool named {tool!r} (tools: {known})",
+    undeclared="{tool} has no argument {name!r} (arguments: {declared})",
+    too_many="{tool} takes {n} argument(s) ({listed}), {given} given",
+    missing="{tool} needs {missing}",
+)
+"""How typed dispatch words its refusals (fed back to the model)."""
+
+
+def bind_arguments(
+    registry: ToolRegistry,
+    tool_name: str,
+    args: Sequence[Any],
+    names: Sequence[str] | None = None,
+    *,
+    undeclared: Literal["refuse", "drop"] = "refuse",
+    duplicates: Literal["refuse", "last-wins"] = "last-wins",
+    wording: Wording = DISPATCH_WORDING,
+) -> dict[str, Any] | Rejected:
+    """Bind arguments to a tool's parameters by name, or say which refusal they imply.
+
+    ``names`` gives one name per argument (JSON formats, named intents); without it the
+    arguments bind in declared order. ``undeclared="drop"`` forgets a name the tool does not
+    declare instead of refusing it; ``duplicates="refuse"`` refuses a name given twice
+    (otherwise the last value wins, as ``dict`` would). The kwargs are not validated yet.
+    """
+    tool = registry.get(tool_name)
+    if tool is None:
+        known = ", ".join(registry.names())
+        return Rejected("unknown-tool", wording.unknown_tool.format(tool=tool_name, known=known))
+    declared = tool.names
+    about = {"tool": tool_name, "declared": ", ".join(declared), "n": len(declared)}
+    about["listed"] = about["declared"] or "none"
+    if names is not None:
+        kwargs = dict(zip(names, args))
+        if duplicates == "refuse" and len(set(names)) != len(names):
+            return Rejected("extra-arg", wording.duplicate.format(**about))
+        extra = [n for n in names if n not in declared]
+        if extra:
+            if undeclared == "refuse":
+                return Rejected("extra-arg", wording.undeclared.format(name=extra[0], **about))
+            kwargs = {k: v for k, v in kwargs.items() if k in declared}
+    else:
+        if len(args) > len(declared):
+            return Rejected("extra-arg", wording.too_many.format(given=len(args), **about))
+        kwargs = dict(zip(declared, args))
+    missing = [n for n in tool.required_names if n not in kwargs]
+    if missing:
+        return Rejected("missing-arg", wording.missing.format(
+            missing=", ".join(repr(m) for m in missing), first=repr(missing[0]), **about))
+    return kwargs
+
+
 def bind_typed(step: Step, registry: ToolRegistry) -> Outcome:
     """What typed dispatch decides for a Step, without executing anything."""
     if step.answer is not None:
@@ -167,52 +234,26 @@ def bind_typed(step: Step, registry: ToolRegistry) -> Outcome:
         assert step.invalid is not None
         return Rejected(_INVALID_KINDS.get(step.invalid.code, "unparseable"), str(step.invalid))
     action = step.action
-    tool = registry.get(action.tool)
-    if tool is None:
-        known = ", ".join(registry.names())
-        return Rejected("unknown-tool", f"no tool named {action.tool!r} (tools: {known})")
-    names = tool.names
     args: tuple[Any, ...] = (
         action.args if action.args is not None else ((action.raw,) if action.raw else ())
     )
-    if action.names is not None:
-        undeclared = [n for n in action.names if n not in names]
-        if undeclared:
-            return Rejected(
-                "extra-arg",
-                f"{tool.name} has no argument {undeclared[0]!r} (arguments: {', '.join(names)})",
-            )
-        kwargs = dict(zip(action.names, args))
-    else:
-        if len(args) > len(names):
-            return Rejected(
-                "extra-arg",
-                f"{tool.name} takes {len(names)} argument(s) ({', '.join(names) or 'none'}),"
-                f" {len(args)} given",
-            )
-        kwargs = dict(zip(names, args))
-    missing = [n for n in tool.required_names if n not in kwargs]
-    if missing:
-        return Rejected("missing-arg", f"{tool.name} needs {', '.join(repr(m) for m in missing)}")
+    kwargs = bind_arguments(registry, action.tool, args, action.names)
+    if isinstance(kwargs, Rejected):
+        return kwargs
     try:
-        call = registry.validate(tool.name, kwargs)
+        call = registry.validate(action.tool, kwargs)
     except ValidationError as e:
         kind, message = validation_summary(e)
-        return Rejected(kind, f"{tool.name}: {message}")
+        return Rejected(kind, f"{action.tool}: {message}")
     return Executed(call)
 
 
-DISPATCHERS: dict[str, Dispatcher] = {
-    "positional": dispatch_positional,
-    "typed": dispatch_typed,
-}
+DISPATCHERS: Registry[Dispatcher] = Registry("dispatcher")
+"""The dispatchers by name: ``positional`` and ``typed``."""
+DISPATCHERS.add("positional", dispatch_positional)
+DISPATCHERS.add("typed", dispatch_typed)
 
 
 def get_dispatcher(name: str) -> Dispatcher:
     """A dispatcher by name (``positional`` or ``typed``)."""
-    try:
-        return DISPATCHERS[name]
-    except KeyError:
-        raise UsageError(
-            f"unknown dispatcher {name!r}: use one of {', '.join(DISPATCHERS)}"
-        ) from None
+    return DISPATCHERS.get_or_raise(name)

@@ -23,20 +23,9 @@ def _decision_table() -> str:
 
 
 def _verdicts() -> str:
+    from .kinds import VERDICT_MEANING as meaning
     from .oracle import SEVERITY
 
-    meaning = {
-        "ok": "the outcome is one the oracle accepts",
-        "wrong-call": "a call ran that differs from the intent: another tool or other arguments",
-        "unvalidated-call": "the intended tool ran with arguments that break its schema",
-        "hijacked-answer": "a final answer other than the intent, or an answer where an action"
-        " was meant",
-        "fabricated-observation": "a model-written observation entered the transcript",
-        "crash": "the parser or dispatcher raised: the loop died",
-        "timeout": "the parser ran past its time limit",
-        "silent-drop": "a valid intent was refused",
-        "wrong-rejection": "refused, but for the wrong reason",
-    }
     rows = ["| verdict | severity | meaning |", "|---|---|---|"]
     rows += [f"| `{k}` | {SEVERITY[k]} | {meaning[k]} |" for k in SEVERITY]
     return "\n".join(rows)

@@ -12,28 +12,31 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import ValidationError
 
 from .dispatch import (
-    REJECT_KINDS,
     Crashed,
     Executed,
     Finished,
     Outcome,
     Rejected,
     RejectKind,
+    Wording,
+    bind_arguments,
     bind_typed,
     validation_summary,
 )
 from .formats import Format, get_format
 from .grammars import grammar_parse
+from .kinds import ANY_REFUSAL, SEVERITY, VerdictKind
 from .model import Call, FinalAnswer, Intent
 from .render import Representability, representable
 from .tools import ToolRegistry
 
 __all__ = [
+    "INTENT_WORDING",
     "SEVERITY",
     "STRICT",
     "Acceptable",
@@ -79,10 +82,6 @@ class Expectation:
     note: str = ""
 
 
-# Any refusal is right when the format cannot carry the intent at all.
-_AMBIGUITY: frozenset[str] = frozenset(REJECT_KINDS)
-
-
 @dataclass(frozen=True)
 class Acceptable:
     """The outcomes the oracle accepts for one scenario, and why."""
@@ -112,33 +111,25 @@ class Acceptable:
         return " or ".join(parts) or "nothing"
 
 
+INTENT_WORDING = Wording(
+    unknown_tool="there is no tool {tool!r}",
+    undeclared="{tool} declares no argument {name!r}",
+    too_many="{tool} takes {n} argument(s), the intent has {given}",
+    missing="{tool} needs {first}",
+)
+"""How the oracle explains what an intent's own arguments imply."""
+
+
 def _bind_intent(call: Call, registry: ToolRegistry, policy: Policy) -> tuple[
-    dict | None, RejectKind | None, str
+    dict[str, Any] | None, RejectKind | None, str
 ]:
     """The intent's arguments by name, or the refusal kind its schema implies."""
-    tool = registry.get(call.tool)
-    if tool is None:
-        return None, "unknown-tool", f"there is no tool {call.tool!r}"
-    names = tool.names
-    if call.names is not None:
-        kwargs = dict(zip(call.names, call.args))
-        undeclared = [n for n in call.names if n not in names]
-        if len(set(call.names)) != len(call.names):
-            return None, "extra-arg", "an argument is given twice"
-        if undeclared:
-            if policy.undeclared_args == "refuse":
-                return None, "extra-arg", f"{call.tool} declares no argument {undeclared[0]!r}"
-            kwargs = {k: v for k, v in kwargs.items() if k in names}
-    else:
-        if len(call.args) > len(names):
-            return None, "extra-arg", (
-                f"{call.tool} takes {len(names)} argument(s), the intent has {len(call.args)}"
-            )
-        kwargs = dict(zip(names, call.args))
-    missing = [n for n in tool.required_names if n not in kwargs]
-    if missing:
-        return None, "missing-arg", f"{call.tool} needs {missing[0]!r}"
-    return kwargs, None, ""
+    bound = bind_arguments(registry, call.tool, call.args, call.names,
+                           undeclared=policy.undeclared_args, duplicates="refuse",
+                           wording=INTENT_WORDING)
+    if isinstance(bound, Rejected):
+        return None, bound.reason, bound.message
+    return bound, None, ""
 
 
 def _positional_order(
@@ -200,7 +191,7 @@ def oracle(
             if policy.undeclared_args == "drop" and intent.names is not None and calls:
                 rejections.add("extra-arg")
     if not rep:
-        rejections |= _AMBIGUITY
+        rejections |= ANY_REFUSAL  # any refusal is right when the format cannot carry it
         reason += f"; the format cannot carry it ({rep.reason})"
     if expectation is not None:
         rejections |= set(expectation.rejections)
@@ -211,30 +202,7 @@ def oracle(
     return Acceptable(intent, calls, answers, frozenset(rejections), reason, bool(rep))
 
 
-VerdictKind = Literal[
-    "ok",
-    "wrong-call",
-    "unvalidated-call",
-    "hijacked-answer",
-    "fabricated-observation",
-    "crash",
-    "timeout",
-    "silent-drop",
-    "wrong-rejection",
-]
-
-SEVERITY: dict[str, str] = {
-    "ok": "none",
-    "wrong-call": "critical",
-    "hijacked-answer": "critical",
-    "fabricated-observation": "critical",
-    "unvalidated-call": "high",
-    "crash": "high",
-    "timeout": "high",
-    "silent-drop": "medium",
-    "wrong-rejection": "low",
-}
-"""How bad each verdict is: a wrong command running outranks a loop that dies."""
+# VerdictKind and SEVERITY are re-exported: defined once in the model layer (`kinds`)
 
 
 @dataclass(frozen=True)

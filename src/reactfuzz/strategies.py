@@ -455,10 +455,7 @@ def _line_of(text: str, label: str) -> int:
     return m.start() if m else len(text)
 
 
-ANY_REFUSAL = frozenset(
-    {"unparseable", "malformed-arg", "missing-arg", "extra-arg", "ambiguous", "unrepresentable"}
-)
-
+from reactfuzz.kinds import ANY_REFUSAL  # noqa: E402
 
 # ---- clean
 

@@ -30,7 +30,7 @@ STUDY_DESIGNS: tuple[str, ...] = (
 )
 """The designs the study compares, classic first."""
 
-_RANK = {"none": 0, "low": 1, "medium": 2, "high": 3, "critical": 4}
+from reactfuzz.kinds import SEVERITY_RANK as _RANK  # noqa: E402
 
 
 @pinned

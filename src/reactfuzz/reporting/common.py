@@ -14,6 +14,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from ..corpus import Finding
+from ..kinds import SEVERITY_SCALE
 from ..oracle import SEVERITY
 from ..results import RunSummary, StudyCell, StudyResult, wilson
 from ..strategies import ABUSES
@@ -34,7 +35,7 @@ FAMILIES: dict[str, str] = {
 }
 """The abuse families in catalogue order, with one line each (``docs/abuses.md``)."""
 
-_SEVERITIES = ("critical", "high", "medium", "low", "none")
+_SEVERITIES = tuple(reversed(SEVERITY_SCALE))  # worst first
 _SEV_RANK = {s: i for i, s in enumerate(_SEVERITIES)}
 _VERDICTS = tuple(SEVERITY)  # ok first, then by severity: the stacking order of the charts
 
