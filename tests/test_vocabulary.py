@@ -23,9 +23,11 @@ from reactfuzz.registry import Registry
 from reactfuzz.tools import default_registry
 
 # the package exports functions named like some modules (``oracle``): import the modules
-checks, dispatch, oracle, report, strategies, study = (
+checks, common, dispatch, oracle, strategies, study = (
     importlib.import_module(f"reactfuzz.{name}")
-    for name in ("checks", "dispatch", "oracle", "report", "strategies", "study")
+    for name in (
+        "checks", "reporting.common", "dispatch", "oracle", "strategies", "study"
+    )
 )
 
 # --- the kinds and severities --------------------------------------------------------
@@ -78,7 +80,7 @@ def test_the_old_names_are_the_one_definition() -> None:
     assert strategies.ANY_REFUSAL is kinds.ANY_REFUSAL
     assert checks._DISAGREEMENT_SEVERITY is kinds.DISAGREEMENT_SEVERITY
     assert study._RANK is kinds.SEVERITY_RANK
-    assert report._SEVERITIES == tuple(reversed(kinds.SEVERITY_SCALE))
+    assert common._SEVERITIES == tuple(reversed(kinds.SEVERITY_SCALE))
 
 
 # --- one argument binder --------------------------------------------------------------
