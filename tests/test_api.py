@@ -17,8 +17,8 @@ def test_all_is_sorted_unique_and_resolves() -> None:
 
 def test_all_equals_public_names_of_the_package() -> None:
     public = {
-        n for n, v in vars(reactfuzz).items()
-        if not n.startswith("_") and not inspect.ismodule(v) and n != "annotations"
+        n for n in dir(reactfuzz)
+        if not n.startswith("_") and not inspect.ismodule(getattr(reactfuzz, n)) and n != "annotations"
     }
     assert public == set(reactfuzz.__all__) - {"__version__"}
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 import textwrap
 
 pytest_plugins = ["pytester"]
@@ -59,3 +61,30 @@ def test_options_are_in_one_group(pytester) -> None:
     result = pytester.runpytest("--help")
     result.stdout.fnmatch_lines(["*property tests of agent parsers*", "*--reactfuzz-seed*",
                                  "*--reactfuzz-max-examples*", "*--reactfuzz-corpus*"])
+
+
+def test_seed_header_reads_the_environment(pytester, monkeypatch) -> None:
+    monkeypatch.setenv("REACTFUZZ_SEED", "17")
+    pytester.makepyfile(test_nothing="def test_ok():\n    pass\n")
+    result = pytester.runpytest("-p", "no:cacheprovider")
+    result.stdout.fnmatch_lines(["reactfuzz: seed 17 (rerun with --reactfuzz-seed 17)"])
+    result.assert_outcomes(passed=1)
+
+
+def test_default_seed_matches_the_testing_module() -> None:
+    from reactfuzz import pytest_plugin, testing
+
+    assert pytest_plugin._DEFAULT_SEED == testing.DEFAULT_SEED
+
+
+def test_plugin_loads_nothing_heavy() -> None:
+    # the plugin is loaded in every pytest session where reactfuzz is installed
+    code = (
+        "import sys, reactfuzz.pytest_plugin;"
+        "heavy = {'hypothesis', 'lark', 'pydantic', 'regex'};"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in heavy"
+        " or m.startswith('reactfuzz.') and m != 'reactfuzz.pytest_plugin'))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True, timeout=120).stdout
+    assert out.strip() == "[]"

@@ -1,44 +1,84 @@
-"""reactfuzz: property-based testing for the parsers behind text-protocol ReAct agents."""
+"""reactfuzz: property-based testing for the parsers behind text-protocol ReAct agents.
+
+Every public name is importable from here, but ``import reactfuzz`` loads none of the
+modules behind them: a name's home module is imported the first time the name is used
+(PEP 562), so the pytest plugin and ``reactfuzz --help`` do not pay for Hypothesis, Lark
+and pydantic up front. ``_EXPORTS`` is the one table of which name lives where.
+"""
 
 from __future__ import annotations
 
-from .checks import CHECKS, Check, CheckInput, Failure, check
-from .corpus import Finding
-from .designs import BUILTIN_DESIGNS, Design, decision_table
-from .dispatch import (
-    Crashed,
-    Executed,
-    Finished,
-    Outcome,
-    Rejected,
-    dispatch_positional,
-    dispatch_typed,
-    get_dispatcher,
-)
-from .engine import FuzzConfig, replay, run_fuzz, run_fuzz_parallel
-from .errors import FormatError, GrammarError, InputFileError, ReactfuzzError, UsageError
-from .formats import BUILTIN_FORMATS, Format, Labels, get_format, load_format
-from .grammars import Transcript, grammar_parse, parse_transcript
-from .llm import Completion, FakeLLM, HypothesisSource, apply_stop, stream_parse
-from .loop import RequestTokens, Trace, Turn, run
-from .model import Action, Call, FinalAnswer, Intent, Invalid, Step
-from .oracle import STRICT, Acceptable, Expectation, Policy, Verdict, judge, oracle
-from .parsers import PARSERS, Parser, get_parser, register_parser
-from .render import render, representable, written_form
-from .results import RunSummary, StudyResult
-from .strategies import ABUSES, Abuse, Scenario, register_abuse, scenarios, transcripts
-from .study import run_study
-from .targets import Target, load_target, load_tools
-from .tools import (
-    Tool,
-    ToolRegistry,
-    default_registry,
-    load_tools_json,
-    tool_from_function,
-    tool_from_model,
-)
+import importlib as _importlib
+import sys as _sys
+import types as _types
+import typing as _typing
+
+if _typing.TYPE_CHECKING:
+    from .checks import CHECKS, Check, CheckInput, Failure, check
+    from .corpus import Finding
+    from .designs import BUILTIN_DESIGNS, Design, decision_table
+    from .dispatch import (
+        Crashed,
+        Executed,
+        Finished,
+        Outcome,
+        Rejected,
+        dispatch_positional,
+        dispatch_typed,
+        get_dispatcher,
+    )
+    from .engine import FuzzConfig, replay, run_fuzz, run_fuzz_parallel
+    from .errors import FormatError, GrammarError, InputFileError, ReactfuzzError, UsageError
+    from .formats import BUILTIN_FORMATS, Format, Labels, get_format, load_format
+    from .grammars import Transcript, grammar_parse, parse_transcript
+    from .llm import Completion, FakeLLM, HypothesisSource, apply_stop, stream_parse
+    from .loop import RequestTokens, Trace, Turn, run
+    from .model import Action, Call, FinalAnswer, Intent, Invalid, Step
+    from .oracle import STRICT, Acceptable, Expectation, Policy, Verdict, judge, oracle
+    from .parsers import PARSERS, Parser, get_parser, register_parser
+    from .render import render, representable, written_form
+    from .results import RunSummary, StudyResult
+    from .strategies import ABUSES, Abuse, Scenario, register_abuse, scenarios, transcripts
+    from .study import run_study
+    from .targets import Target, load_target, load_tools
+    from .tools import (
+        Tool,
+        ToolRegistry,
+        default_registry,
+        load_tools_json,
+        tool_from_function,
+        tool_from_model,
+    )
 
 __version__ = "0.1.0"
+
+# home module (relative to this package) -> the public names it provides
+_HOMES: dict[str, tuple[str, ...]] = {
+    "checks": ("CHECKS", "Check", "CheckInput", "Failure", "check"),
+    "corpus": ("Finding",),
+    "designs": ("BUILTIN_DESIGNS", "Design", "decision_table"),
+    "dispatch": ("Crashed", "Executed", "Finished", "Outcome", "Rejected",
+                 "dispatch_positional", "dispatch_typed", "get_dispatcher"),
+    "engine": ("FuzzConfig", "replay", "run_fuzz", "run_fuzz_parallel"),
+    "errors": ("FormatError", "GrammarError", "InputFileError", "ReactfuzzError", "UsageError"),
+    "formats": ("BUILTIN_FORMATS", "Format", "Labels", "get_format", "load_format"),
+    "grammars": ("Transcript", "grammar_parse", "parse_transcript"),
+    "llm": ("Completion", "FakeLLM", "HypothesisSource", "apply_stop", "stream_parse"),
+    "loop": ("RequestTokens", "Trace", "Turn", "run"),
+    "model": ("Action", "Call", "FinalAnswer", "Intent", "Invalid", "Step"),
+    "oracle": ("STRICT", "Acceptable", "Expectation", "Policy", "Verdict", "judge", "oracle"),
+    "parsers": ("PARSERS", "Parser", "get_parser", "register_parser"),
+    "render": ("render", "representable", "written_form"),
+    "results": ("RunSummary", "StudyResult"),
+    "strategies": ("ABUSES", "Abuse", "Scenario", "register_abuse", "scenarios", "transcripts"),
+    "study": ("run_study",),
+    "targets": ("Target", "load_target", "load_tools"),
+    "tools": ("Tool", "ToolRegistry", "default_registry", "load_tools_json",
+              "tool_from_function", "tool_from_model"),
+}
+
+_EXPORTS: dict[str, str] = {name: home for home, names in _HOMES.items() for name in names}
+"""Public name -> its home module."""
 
 __all__ = [
     "ABUSES",
@@ -124,3 +164,34 @@ __all__ = [
     "transcripts",
     "written_form",
 ]
+
+
+def __getattr__(name: str) -> _typing.Any:
+    """Import a public name's home module on first use and keep the name here."""
+    home = _EXPORTS.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(_importlib.import_module(f".{home}", __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    """The public names, whether or not they have been loaded yet."""
+    return sorted({*globals(), *__all__})
+
+
+class _Facade(_types.ModuleType):
+    """This package's module type: a loaded submodule never shadows a public name.
+
+    Importing a submodule binds it on its package; ``reactfuzz.oracle`` and
+    ``reactfuzz.render`` are public functions named like their modules, and stay so.
+    """
+
+    def __setattr__(self, name: str, value: _typing.Any) -> None:
+        if isinstance(value, _types.ModuleType) and _EXPORTS.get(name) == name:
+            return  # the public function wins, loaded on first access as any other name
+        super().__setattr__(name, value)
+
+
+_sys.modules[__name__].__class__ = _Facade

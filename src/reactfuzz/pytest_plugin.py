@@ -3,15 +3,23 @@
 Options, all in one group with one prefix: ``--reactfuzz-seed``,
 ``--reactfuzz-max-examples`` and ``--reactfuzz-corpus``. The seed in use is printed in the
 session header so that any failure can be rerun exactly.
+
+pytest loads this module in every session of every project where reactfuzz is installed,
+so it imports nothing of reactfuzz's own: the seed for the header is resolved here, and
+the options reach :mod:`reactfuzz.testing` only in a session that has imported it (a
+suite built with ``parser_suite``), before its tests run.
 """
 
 from __future__ import annotations
 
+import os
+import sys
 from typing import Any
 
-from . import testing
+__all__ = ["pytest_addoption", "pytest_collection_finish", "pytest_configure",
+           "pytest_report_header"]
 
-__all__ = ["pytest_addoption", "pytest_configure", "pytest_report_header"]
+_DEFAULT_SEED = 0  # reactfuzz.testing.DEFAULT_SEED, kept equal by tests/test_pytest_plugin.py
 
 
 def pytest_addoption(parser: Any) -> None:
@@ -25,15 +33,41 @@ def pytest_addoption(parser: Any) -> None:
                     help="corpus directory replayed first and written to by reactfuzz suites")
 
 
+def _options(config: Any) -> dict[str, Any]:
+    return {
+        "seed": config.getoption("reactfuzz_seed"),
+        "max_examples": config.getoption("reactfuzz_max_examples"),
+        "corpus": config.getoption("reactfuzz_corpus"),
+    }
+
+
+def _seed(config: Any) -> int:
+    """The seed of this session: ``--reactfuzz-seed``, else ``$REACTFUZZ_SEED``, else 0."""
+    given = config.getoption("reactfuzz_seed")
+    if given is not None:
+        return int(given)
+    env = os.environ.get("REACTFUZZ_SEED")
+    return int(env) if env else _DEFAULT_SEED
+
+
+def _hand_over(config: Any) -> None:
+    # only a session whose tests imported reactfuzz.testing needs the options
+    testing = sys.modules.get("reactfuzz.testing")
+    if testing is not None:
+        testing.session_options.update(_options(config))
+
+
 def pytest_configure(config: Any) -> None:
-    """Pass the options to :mod:`reactfuzz.testing`."""
-    testing.session_options.update(
-        seed=config.getoption("reactfuzz_seed"),
-        max_examples=config.getoption("reactfuzz_max_examples"),
-        corpus=config.getoption("reactfuzz_corpus"),
-    )
+    """Give the options to :mod:`reactfuzz.testing` if a plugin or conftest imported it."""
+    _hand_over(config)
+
+
+def pytest_collection_finish(session: Any) -> None:
+    """Give the options to :mod:`reactfuzz.testing` if a collected module imported it."""
+    _hand_over(session.config)
 
 
 def pytest_report_header(config: Any) -> str:
     """Show the seed so a failing run can be replayed."""
-    return f"reactfuzz: seed {testing._seed()} (rerun with --reactfuzz-seed {testing._seed()})"
+    s = _seed(config)
+    return f"reactfuzz: seed {s} (rerun with --reactfuzz-seed {s})"
