@@ -1,10 +1,22 @@
-"""Shared test settings: deterministic Hypothesis profiles and paths."""
+"""Shared test settings: deterministic Hypothesis profiles, the test tiers, shared fixtures.
+
+Tiers: a plain ``pytest`` runs the fast tier (``-m "not slow"`` in pyproject.toml);
+``pytest -m slow`` runs the rest. CI runs both. A test is slow when it is marked with
+``@pytest.mark.slow`` in its file or named in :data:`SLOW` below.
+"""
 
 from __future__ import annotations
 
+import fnmatch
+import importlib
 import os
+import subprocess
+import sys
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, settings
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -16,3 +28,69 @@ settings.register_profile(
 )
 settings.register_profile("dev", max_examples=100, deadline=None)
 settings.load_profile("ci" if os.environ.get("CI") else "dev")
+
+
+# The slow tier, for tests in files that keep no marks of their own: "file::test" patterns
+# (fnmatch; the test's name without its parameters) and why each one is slow.
+SLOW: dict[str, str] = {
+    "test_scale.py::test_bench_quick_reports_every_target":
+        "runs the quick benchmark over every built-in target (half a minute alone)",
+    "test_cli_fuzz.py::test_fuzz_default_run_writes_every_report":
+        "a fuzz run at the default size through the CLI, writing every report format",
+    "test_strategies.py::test_operator_does_not_break_what_it_does_not_claim":
+        "each case searches its whole example budget for a failure that must not exist",
+    "test_engine.py::test_same_seed_same_findings":
+        "repeats a whole fuzz run to compare it with itself (test_determinism.py keeps a"
+        " smaller same-seed check in the fast tier)",
+    "test_scale.py::test_explore_is_deterministic_by_seed":
+        "repeats whole explorations to compare them with each other",
+}
+
+
+def _slow_key(item: pytest.Item) -> str:
+    return f"{item.path.name}::{getattr(item, 'originalname', item.name)}"
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Mark the tests listed in :data:`SLOW`."""
+    for item in items:
+        key = _slow_key(item)
+        if any(fnmatch.fnmatchcase(key, pattern) for pattern in SLOW):
+            item.add_marker(pytest.mark.slow)
+
+
+@pytest.fixture
+def python_run() -> Callable[..., subprocess.CompletedProcess[str]]:
+    """Run ``python ARGS...`` in a fresh interpreter (this venv's); returns the result.
+
+    For what one process cannot show about itself: which modules an import loads, an
+    installed copy, the command line as a user runs it.
+    """
+
+    def run(*args: str, stdin: str | None = None, env: dict[str, str] | None = None,
+            cwd: Path | None = None, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, *args], input=stdin, capture_output=True,
+                              text=True, env=env, cwd=cwd, timeout=timeout)
+
+    return run
+
+
+@pytest.fixture
+def local_module(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[..., Any]]:
+    """Write a module into a temporary folder on ``sys.path`` and import it.
+
+    ``local_module(name, source)`` returns the imported module; it is forgotten again
+    (``sys.modules``, ``sys.path``) after the test.
+    """
+    names: list[str] = []
+    monkeypatch.syspath_prepend(str(tmp_path))
+
+    def make(name: str, source: str) -> Any:
+        (tmp_path / f"{name}.py").write_text(source, encoding="utf-8")
+        importlib.invalidate_caches()
+        names.append(name)
+        return importlib.import_module(name)
+
+    yield make
+    for name in names:
+        sys.modules.pop(name, None)

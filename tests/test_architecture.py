@@ -163,3 +163,17 @@ def test_imports_under_type_checking_may_point_anywhere() -> None:
               "if typing.TYPE_CHECKING:\n    from .cli import main\n"
               "else:\n    from .report import visible\n")
     assert _upward(source) == ["report"]
+
+
+# -- the test tiers ---------------------------------------------------------------------
+
+
+def test_the_slow_table_names_tests_that_exist() -> None:
+    from conftest import SLOW
+
+    for pattern, why in SLOW.items():
+        file, name = pattern.split("::")
+        source = (ROOT / "tests" / file).read_text(encoding="utf-8")
+        test = name.replace("*", r"\w*")
+        assert re.search(rf"def {test}\(", source), f"stale: {pattern}"
+        assert why, pattern

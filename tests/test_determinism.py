@@ -9,10 +9,8 @@ show the pin holds, is undone afterwards, and is needed.
 
 from __future__ import annotations
 
-import importlib
-import sys
-from collections.abc import Iterator
-from pathlib import Path
+from collections.abc import Callable
+from typing import Any
 
 import pytest
 from hypothesis import errors, find, settings
@@ -51,14 +49,15 @@ def fingerprint(seed: int = 3) -> list[tuple[str, str, str, str]]:
 
 
 @pytest.fixture
-def tempting(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    """A local module full of protocol text, importable and then imported."""
-    name = f"tempting_constants_{tmp_path.name.replace('-', '_')}"
-    (tmp_path / f"{name}.py").write_text(TEMPTING, encoding="utf-8")
-    monkeypatch.syspath_prepend(str(tmp_path))
-    importlib.import_module(name)
-    yield
-    sys.modules.pop(name, None)
+def tempting(local_module: Callable[..., Any]) -> None:
+    """A local module full of protocol text, imported (a fresh name: Hypothesis reads a
+    module's constants once)."""
+    global _count
+    _count += 1
+    local_module(f"tempting_constants_{_count}", TEMPTING)
+
+
+_count = 0
 
 
 def _unpinned(monkeypatch: pytest.MonkeyPatch) -> None:

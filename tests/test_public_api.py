@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import importlib
 import subprocess
-import sys
+from collections.abc import Callable
 
 import reactfuzz
 
@@ -33,27 +33,31 @@ def test_unknown_names_raise_attribute_error() -> None:
         raise AssertionError("expected AttributeError")
 
 
-def _run(code: str) -> str:
-    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          check=True, timeout=120).stdout.strip()
+Run = Callable[..., subprocess.CompletedProcess[str]]
 
 
-def test_functions_named_like_their_module_stay_functions() -> None:
+def _out(python_run: Run, code: str) -> str:
+    r = python_run("-c", code)
+    assert r.returncode == 0, r.stderr
+    return r.stdout.strip()
+
+
+def test_functions_named_like_their_module_stay_functions(python_run: Run) -> None:
     # loading a submodule binds it on the package; the public function of that name wins
     code = (
         "import reactfuzz, reactfuzz.oracle, reactfuzz.render, reactfuzz.engine;"
         "from reactfuzz import oracle;"
         "print(reactfuzz.oracle.__module__, reactfuzz.render.__module__, callable(oracle))"
     )
-    assert _run(code) == "reactfuzz.oracle reactfuzz.render True"
+    assert _out(python_run, code) == "reactfuzz.oracle reactfuzz.render True"
 
 
-def test_import_loads_no_submodule_until_a_name_is_used() -> None:
+def test_import_loads_no_submodule_until_a_name_is_used(python_run: Run) -> None:
     code = (
         "import sys, reactfuzz;"
         "print(sorted(m for m in sys.modules if m.startswith('reactfuzz.')"
         " or m.split('.')[0] in {'hypothesis', 'lark', 'pydantic'}))"
     )
-    assert _run(code) == "[]"
+    assert _out(python_run, code) == "[]"
     code = "import sys; from reactfuzz import Call; print('reactfuzz.model' in sys.modules)"
-    assert _run(code) == "True"
+    assert _out(python_run, code) == "True"

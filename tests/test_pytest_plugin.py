@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
 import textwrap
 
 pytest_plugins = ["pytester"]
@@ -77,7 +75,7 @@ def test_default_seed_matches_the_testing_module() -> None:
     assert pytest_plugin._DEFAULT_SEED == testing.DEFAULT_SEED
 
 
-def test_plugin_loads_nothing_heavy() -> None:
+def test_plugin_loads_nothing_heavy(python_run) -> None:
     # the plugin is loaded in every pytest session where reactfuzz is installed
     code = (
         "import sys, reactfuzz.pytest_plugin;"
@@ -85,6 +83,6 @@ def test_plugin_loads_nothing_heavy() -> None:
         "print(sorted(m for m in sys.modules if m.split('.')[0] in heavy"
         " or m.startswith('reactfuzz.') and m != 'reactfuzz.pytest_plugin'))"
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         check=True, timeout=120).stdout
-    assert out.strip() == "[]"
+    r = python_run("-c", code)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip() == "[]"

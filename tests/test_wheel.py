@@ -13,6 +13,9 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 
+# builds and installs a wheel with pip: the packaging, not the code, so CI's slow tier
+pytestmark = pytest.mark.slow
+
 
 @pytest.fixture(scope="module")
 def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
@@ -37,34 +40,37 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return target
 
 
-def _run(target: Path, *args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
-    # the installed copy first on the path; run from an empty folder, away from the checkout
-    env = dict(os.environ, PYTHONPATH=str(target), PYTHONIOENCODING="utf-8")
-    cwd = target.parent
-    return subprocess.run([sys.executable, *args], input=stdin, capture_output=True, text=True,
-                          env=env, cwd=cwd, timeout=120)
+@pytest.fixture
+def installed_run(installed: Path, python_run):
+    """Run python with the installed copy first on the path, from an empty folder."""
+    env = dict(os.environ, PYTHONPATH=str(installed), PYTHONIOENCODING="utf-8")
+
+    def run(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+        return python_run(*args, stdin=stdin, env=env, cwd=installed.parent)
+
+    return run
 
 
-def test_installed_copy_loads_its_own_grammars(installed: Path) -> None:
+def test_installed_copy_loads_its_own_grammars(installed: Path, installed_run) -> None:
     code = (
         "import json, reactfuzz; from reactfuzz.grammars import grammar_dir, lark_parser;"
         "[lark_parser(n) for n in reactfuzz.BUILTIN_FORMATS];"
         "print(json.dumps([reactfuzz.__file__, str(grammar_dir())]))"
     )
-    r = _run(installed, "-c", code)
+    r = installed_run("-c", code)
     assert r.returncode == 0, r.stderr
     pkg_file, gdir = json.loads(r.stdout)
     assert Path(pkg_file).is_relative_to(installed)
     assert Path(gdir) == installed / "reactfuzz" / "grammars"
 
 
-def test_installed_cli_lists_formats_and_parses(installed: Path) -> None:
-    r = _run(installed, "-m", "reactfuzz", "formats")
+def test_installed_cli_lists_formats_and_parses(installed: Path, installed_run) -> None:
+    r = installed_run("-m", "reactfuzz", "formats")
     assert r.returncode == 0, r.stderr
     assert str(installed / "reactfuzz" / "grammars") in r.stdout
     for name in ("bracket", "paper", "action-input", "json-args"):
         assert name in r.stdout
-    r = _run(installed, "-m", "reactfuzz", "parse", "--format", "bracket", "-",
+    r = installed_run("-m", "reactfuzz", "parse", "--format", "bracket", "-",
              stdin="Action: list_invoices[cus_8812, 2026-07-01]\n")
     assert r.returncode == 0, r.stderr
     assert json.loads(r.stdout)["action"]["args"] == ["cus_8812", "2026-07-01"]
