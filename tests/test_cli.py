@@ -1,11 +1,20 @@
-"""The command line: parse, conform, formats, demo, and clean errors (exit 2)."""
+"""The command line: parse, conform, formats, demo, and clean errors (exit 2).
+
+Commands run in this process through :func:`reactfuzz.cli.main` (the ``cli`` fixture); a
+few run the installed console script, as a user would.
+"""
 
 from __future__ import annotations
 
+import io
 import json
 import os
+import re
+import shutil
 import subprocess
 import sys
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -20,18 +29,57 @@ BILLING_TURN = (
 )
 
 
-def run_cli(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+@dataclass
+class Result:
+    """What a command did: its exit code and what it printed."""
+
+    returncode: int
+    stdout: str
+    stderr: str
+
+
+@pytest.fixture
+def cli(capsys, monkeypatch) -> Callable[..., Result]:
+    """Run ``reactfuzz ARGS`` in this process: ``main(argv)``, output captured."""
+
+    def run(*args: str, stdin: str | None = None, cwd: Path | None = None) -> Result:
+        if cwd is not None:
+            monkeypatch.chdir(cwd)
+        if stdin is not None:
+            monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(stdin.encode())))
+        capsys.readouterr()
+        try:
+            code = main(list(args))
+        except SystemExit as e:  # argparse: --help, or a usage error
+            code = e.code if isinstance(e.code, int) else 1
+        out, err = capsys.readouterr()
+        return Result(code, out, err)
+
+    return run
+
+
+def console_script() -> list[str]:
+    """The installed ``reactfuzz`` script (next to this interpreter), else ``-m reactfuzz``."""
+    name = "reactfuzz.exe" if os.name == "nt" else "reactfuzz"
+    script = Path(sys.executable).with_name(name)
+    if script.exists():
+        return [str(script)]
+    found = shutil.which("reactfuzz")
+    return [found] if found else [sys.executable, "-m", "reactfuzz"]
+
+
+def run_process(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
     """Run the real console entry point in a subprocess, as a user would."""
     env = dict(os.environ, PYTHONIOENCODING="utf-8")
     return subprocess.run(
-        [sys.executable, "-m", "reactfuzz", *args],
+        [*console_script(), *args],
         input=stdin, capture_output=True, text=True, env=env, timeout=120,
     )
 
 
 @pytest.mark.parametrize("parser", ["grammar", "classic-bracket", "hardened-bracket"])
-def test_parse_billing_turn_from_stdin(parser: str) -> None:
-    r = run_cli("parse", "--format", "bracket", "--parser", parser, "-", stdin=BILLING_TURN)
+def test_parse_billing_turn_from_stdin(cli, parser: str) -> None:
+    r = cli("parse", "--format", "bracket", "--parser", parser, "-", stdin=BILLING_TURN)
     assert r.returncode == 0, r.stderr
     out = json.loads(r.stdout)
     assert out["kind"] == "action"
@@ -118,28 +166,25 @@ def test_conform_custom_field_and_record_without_id(tmp_path: Path, capsys) -> N
     ],
     ids=["bad-json", "missing-field", "wrong-type", "unknown-format", "unknown-parser"],
 )
-def test_bad_input_is_one_line_exit_2(tmp_path: Path, args, content, message) -> None:
+def test_bad_input_is_one_line_exit_2(cli, tmp_path: Path, args, content, message) -> None:
     path = tmp_path / "logs.jsonl"
     path.write_text(content)
-    r = run_cli(*args, str(path))
+    r = cli(*args, str(path))
     assert r.returncode == 2
-    assert "Traceback" not in r.stderr
     lines = r.stderr.strip().splitlines()
     assert len(lines) == 1, r.stderr
-    import re
-
     assert re.search(message, lines[0]), lines[0]
 
 
-def test_missing_file_and_bad_format_file_exit_2(tmp_path: Path) -> None:
-    r = run_cli("parse", str(tmp_path / "nope.txt"))
-    assert r.returncode == 2 and "cannot read" in r.stderr and "Traceback" not in r.stderr
+def test_missing_file_and_bad_format_file_exit_2(cli, tmp_path: Path) -> None:
+    r = cli("parse", str(tmp_path / "nope.txt"))
+    assert r.returncode == 2 and "cannot read" in r.stderr
     bad = tmp_path / "f.toml"
     bad.write_text("base = 'bracket'\nlabels = 3\n")
-    r = run_cli("parse", "--format", str(bad), "-", stdin="Action: x[y]")
+    r = cli("parse", "--format", str(bad), "-", stdin="Action: x[y]")
     assert r.returncode == 2 and "f.toml: key 'labels'" in r.stderr
-    r = run_cli("conform")
-    assert r.returncode == 2 and "Traceback" not in r.stderr
+    r = cli("conform")
+    assert r.returncode == 2 and "the following arguments are required: --format" in r.stderr
 
 
 def test_formats_lists_the_builtins(capsys) -> None:
@@ -150,9 +195,55 @@ def test_formats_lists_the_builtins(capsys) -> None:
     assert "(all 4 compile)" in out
 
 
-def test_demo_runs_on_defaults() -> None:
-    r = run_cli("demo")
+def test_demo_runs_on_defaults(cli) -> None:
+    r = cli("demo")
     assert r.returncode == 0, r.stderr
     assert r.stdout.count("transcript grammar: accepted") == 4
     assert "classic-bracket: call search('Paris', 'France')" in r.stdout
     assert "grammar: call list_invoices(customer_id='cus_8812', since='2026-07-01')" in r.stdout
+
+
+def test_console_script_reads_stdin_and_fails_in_one_line() -> None:
+    """The installed entry point: the exit code reaches the shell, errors carry no traceback."""
+    r = run_process("parse", "--format", "bracket", "-", stdin=BILLING_TURN)
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout)["action"]["tool"] == "list_invoices"
+    r = run_process("parse", "--parser", "nope", "-", stdin=BILLING_TURN)
+    assert r.returncode == 2
+    assert r.stderr.strip().splitlines() == [
+        r.stderr.strip()
+    ] and "unknown target 'nope'" in r.stderr and "Traceback" not in r.stderr
+
+
+def test_version_and_help_import_no_command() -> None:
+    """``--version`` and ``--help`` answer before the engine and its dependencies load."""
+    # Only what the CLI itself adds counts: what ``import reactfuzz`` loads is the package's.
+    code = (
+        "import sys\n"
+        "import reactfuzz\n"
+        "before = set(sys.modules)\n"
+        "from reactfuzz.cli import main\n"
+        "try:\n"
+        "    main(sys.argv[1:])\n"
+        "except SystemExit:\n"
+        "    pass\n"
+        "ok = {'reactfuzz.cli', 'reactfuzz.cli.arguments', 'reactfuzz.errors'}\n"
+        "print(sorted(m for m in set(sys.modules) - before if m not in ok and (\n"
+        "    m.startswith('reactfuzz.') or m.split('.')[0] in {'hypothesis', 'lark',\n"
+        "                                                     'pydantic'})))\n"
+    )
+    for flag in ("--version", "--help"):
+        r = subprocess.run([sys.executable, "-c", code, flag], capture_output=True, text=True,
+                           timeout=120)
+        assert r.returncode == 0, r.stderr
+        assert r.stdout.strip().splitlines()[-1] == "[]", r.stdout
+
+
+def test_dispatcher_choices_come_from_the_registry(cli) -> None:
+    from reactfuzz.dispatch import DISPATCHERS
+
+    r = cli("replay", "--dispatcher", "nope")
+    assert r.returncode == 2
+    assert "invalid choice: 'nope' (choose from " + ", ".join(
+        repr(n) for n in ["auto", *DISPATCHERS]) in r.stderr
+    assert "{" + ",".join(["auto", *DISPATCHERS]) + "}" in cli("fuzz", "--help").stdout

@@ -18,7 +18,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from reactfuzz.corpus import AcceptableSpec, Finding, IntentSpec
-from reactfuzz.report import (
+from reactfuzz.reporting import (
     NdjsonLog,
     ProgressPrinter,
     render_console,
@@ -486,3 +486,14 @@ def test_study_markdown_small_rates_keep_their_interval() -> None:
                        [StudyCell("grammar", "label.case", 200, {"ok": 199, "crash": 1})],
                        seed=1, examples_per_cell=200)
     assert "| `label.case` | 1% [0–3] |" in render_study_markdown(half)  # 0.5 % rounds up
+
+
+def test_the_old_module_path_exports_the_same_names() -> None:
+    """``reactfuzz.report`` (the module before the package) keeps every public name."""
+    import reactfuzz.report as old
+    import reactfuzz.reporting as new
+
+    assert old.__all__ == new.__all__
+    assert all(getattr(old, name) is getattr(new, name) for name in new.__all__)
+    assert sorted(n for n in vars(new) if not n.startswith("_") and n != "annotations"
+                  and not isinstance(getattr(new, n), type(new))) == sorted(new.__all__)

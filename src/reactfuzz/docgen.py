@@ -141,7 +141,11 @@ def render_blocks(text: str, blocks: dict[str, Callable[[], str]]) -> str:
         if not pattern.search(text):
             raise ValueError(f"block {name!r} has no BEGIN/END markers")
         body = fn().rstrip("\n") + "\n"
-        text = pattern.sub(lambda m, body=body: m.group(1) + body + m.group(2), text)
+
+        def fill(m: re.Match[str], body: str = body) -> str:
+            return m.group(1) + body + m.group(2)
+
+        text = pattern.sub(fill, text)
     return text
 
 

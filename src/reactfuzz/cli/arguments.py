@@ -1,23 +1,85 @@
-"""The ``reactfuzz`` argument parser: every command, its options and their help."""
+"""The ``reactfuzz`` argument parser: every command, its options and their help.
+
+Building it imports no command and no registry, so ``reactfuzz --help`` and ``--version``
+start fast: each command's module is imported when the command runs (:func:`_command`), and
+choices drawn from a registry are read when argparse first needs them (:class:`_Choices`).
+"""
 
 from __future__ import annotations
 
 import argparse
-from typing import NoReturn
+import importlib
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from typing import NoReturn, overload
 
 from .. import __version__
-from .fuzz import _cmd_fuzz, _cmd_replay
-from .listing import _cmd_abuses, _cmd_checks, _cmd_demo, _cmd_formats, _cmd_parsers
-from .parse import _cmd_conform, _cmd_parse
-from .study import _cmd_bench, _cmd_study
+
+__all__ = ["build_parser"]
+
+Command = Callable[[argparse.Namespace], int]
 
 
 class _Parser(argparse.ArgumentParser):
     """argparse with one-line errors (exit 2) instead of the usage block."""
 
-    def error(self, message: str) -> NoReturn:  # type: ignore[override]
+    def error(self, message: str) -> NoReturn:
         self.exit(2, f"reactfuzz: error: {message} (see '{self.prog} --help')\n")
 
+
+def _command(module: str, name: str) -> Command:
+    """The command ``name`` of ``reactfuzz.cli.<module>``, imported only when it runs."""
+
+    def run(args: argparse.Namespace) -> int:
+        return int(getattr(importlib.import_module(f"{__package__}.{module}"), name)(args))
+
+    run.__name__ = run.__qualname__ = name
+    return run
+
+
+class _Choices(Sequence[str]):
+    """Argparse ``choices`` read from a registry the first time they are needed.
+
+    ``fixed`` come first (e.g. ``auto``), then the registry's names in its order; ``load``
+    returns the registry (a dict or a :class:`~reactfuzz.registry.Registry`), so its module
+    is imported only to check a value or to draw a command's help.
+    """
+
+    def __init__(self, load: Callable[[], Iterable[str]], *fixed: str) -> None:
+        self._load = load
+        self._fixed = fixed
+        self._names: list[str] | None = None
+
+    def _all(self) -> list[str]:
+        if self._names is None:
+            self._names = list(dict.fromkeys([*self._fixed, *self._load()]))
+        return self._names
+
+    @overload
+    def __getitem__(self, i: int) -> str: ...
+    @overload
+    def __getitem__(self, i: slice) -> Sequence[str]: ...
+    def __getitem__(self, i: int | slice) -> str | Sequence[str]:
+        return self._all()[i]
+
+    def __len__(self) -> int:
+        return len(self._all())
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._all())
+
+    def __contains__(self, value: object) -> bool:
+        return value in self._all()
+
+
+def _lazy_choices(action: argparse.Action, choices: _Choices) -> None:
+    """Give ``action`` its choices after ``add_argument``, which would read them at once."""
+    action.choices = choices
+
+
+def _dispatchers() -> Iterable[str]:
+    from ..dispatch import DISPATCHERS
+
+    return list(DISPATCHERS)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -31,14 +93,14 @@ def build_parser() -> argparse.ArgumentParser:
     sub.required = True
 
     s = sub.add_parser("demo", help="show the built-in formats and parsers on a sample transcript")
-    s.set_defaults(func=_cmd_demo)
+    s.set_defaults(func=_command("listing", "_cmd_demo"))
 
     s = sub.add_parser("formats", help="list the built-in formats (and check their grammars load)")
     s.add_argument("-v", "--verbose", action="store_true", help="also print each format's rules")
-    s.set_defaults(func=_cmd_formats)
+    s.set_defaults(func=_command("listing", "_cmd_formats"))
 
     s = sub.add_parser("parsers", help="list the built-in parsers")
-    s.set_defaults(func=_cmd_parsers)
+    s.set_defaults(func=_command("listing", "_cmd_parsers"))
 
     s = sub.add_parser("parse", help="print the Step a parser reads from one completion, as JSON")
     s.add_argument("--format", "-f", default="bracket", help="built-in format or .toml file")
@@ -48,7 +110,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--transcript", action="store_true",
                    help="parse a whole transcript with the grammar instead of one completion")
     s.add_argument("file", nargs="?", default="-", help="completion file, or - for stdin")
-    s.set_defaults(func=_cmd_parse)
+    s.set_defaults(func=_command("parse", "_cmd_parse"))
 
     s = sub.add_parser("conform", help="run a JSONL file of transcripts through a format's grammar")
     s.add_argument("--format", "-f", required=True, help="built-in format or .toml file")
@@ -58,7 +120,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--min-rate", type=float, default=100.0,
                    help="exit 0 when at least this percentage is accepted (default 100)")
     s.add_argument("file", help="JSON Lines file, one transcript per record")
-    s.set_defaults(func=_cmd_conform)
+    s.set_defaults(func=_command("parse", "_cmd_conform"))
 
     s = sub.add_parser("fuzz", help="fuzz a parser (built-in, your function, regex or grammar)")
     g = s.add_argument_group("what to fuzz")
@@ -73,8 +135,10 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--tools", default="default",
                    help="'default', a JSON tools file, or module:attr (registry, functions,"
                         " pydantic models)")
-    g.add_argument("--dispatcher", default="auto", choices=["auto", "positional", "typed"],
-                   help="auto: positional for classic-* parsers, typed otherwise")
+    _lazy_choices(g.add_argument(
+        "--dispatcher", default="auto",
+        help="auto: positional for classic-* parsers, typed otherwise",
+    ), _Choices(_dispatchers, "auto"))
     g = s.add_argument_group("how hard")
     g.add_argument("--seed", type=int, help="the run's seed (printed; the same seed, the same"
                    " findings)")
@@ -116,18 +180,20 @@ def build_parser() -> argparse.ArgumentParser:
                    help="count protocol notes (the format cannot carry an intent) as findings")
     g.add_argument("--quiet", "-q", action="store_true", help="no progress on stderr")
     g.add_argument("--color", choices=["auto", "always", "never"], default="auto")
-    s.set_defaults(func=_cmd_fuzz)
+    s.set_defaults(func=_command("fuzz", "_cmd_fuzz"))
 
     s = sub.add_parser("replay", help="re-run corpus findings (regression mode for CI)")
     s.add_argument("paths", nargs="*", help="corpus files or directories (default fuzz_corpus)")
     s.add_argument("--target", help="replay against this target instead of each file's own")
-    s.add_argument("--dispatcher", default="auto", choices=["auto", "positional", "typed"],
-                   help="with --target: auto = the target's own (positional for classic-*)")
+    _lazy_choices(s.add_argument(
+        "--dispatcher", default="auto",
+        help="with --target: auto = the target's own (positional for classic-*)",
+    ), _Choices(_dispatchers, "auto"))
     s.add_argument("--time-limit", type=float, default=1.0, metavar="SECONDS")
     s.add_argument("--expect-reproduced", action="store_true",
                    help="exit 0 only if every finding still reproduces (corpus self-test)")
     s.add_argument("--json", metavar="FILE", help="the results as JSON")
-    s.set_defaults(func=_cmd_replay)
+    s.set_defaults(func=_command("fuzz", "_cmd_replay"))
 
     s = sub.add_parser("study", help="every built-in design against every abuse (the main job)")
     s.add_argument("--examples", "-n", type=int, default=30,
@@ -138,7 +204,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--out", default="reactfuzz-study", metavar="DIR",
                    help="where study.md and study.html go (default reactfuzz-study)")
     s.add_argument("--quiet", "-q", action="store_true", help="no progress on stderr")
-    s.set_defaults(func=_cmd_study)
+    s.set_defaults(func=_command("study", "_cmd_study"))
 
     s = sub.add_parser("bench", help="measure parsers, generators and the engine side by side")
     s.add_argument("--rounds", type=int, default=7, help="alternating rounds (default 7)")
@@ -147,10 +213,10 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--format", "-f", default="bracket", help="format of --target")
     s.add_argument("--markdown", metavar="FILE", help="write the table as Markdown")
     s.add_argument("--quiet", "-q", action="store_true", help="no progress on stderr")
-    s.set_defaults(func=_cmd_bench)
+    s.set_defaults(func=_command("study", "_cmd_bench"))
 
     s = sub.add_parser("abuses", help="list the abuse operators")
-    s.set_defaults(func=_cmd_abuses)
+    s.set_defaults(func=_command("listing", "_cmd_abuses"))
     s = sub.add_parser("checks", help="list the checks")
-    s.set_defaults(func=_cmd_checks)
+    s.set_defaults(func=_command("listing", "_cmd_checks"))
     return p

@@ -5,11 +5,18 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..errors import InputFileError, UsageError
 from ..explore import FAST_CHECKS
 from .common import _expand_abuses, _write_text
+
+if TYPE_CHECKING:
+    from ..corpus import Finding
+    from ..engine import FuzzConfig
+    from ..results import Event, RunSummary
 
 
 def _load_plugins(modules: list[str] | None) -> None:
@@ -58,14 +65,14 @@ def _cmd_fuzz(args: argparse.Namespace) -> int:
         corpus=None if args.no_corpus else args.corpus, baseline=args.baseline,
         replay_corpus=not args.no_replay, time_limit=args.time_limit, stream=args.stream,
     )
-    sinks = []
+    sinks: list[Callable[[Event], None]] = []
     if not args.quiet:
         sinks.append(ProgressPrinter(sys.stderr))
     log = NdjsonLog(args.events) if args.events else None
     if log is not None:
         sinks.append(log)
 
-    def emit(event) -> None:
+    def emit(event: Event) -> None:
         for s in sinks:
             s(event)
 
@@ -84,7 +91,8 @@ def _cmd_fuzz(args: argparse.Namespace) -> int:
     return summary.exit_code
 
 
-def _explore(args: argparse.Namespace, config, emit) -> int:
+def _explore(args: argparse.Namespace, config: FuzzConfig,
+             emit: Callable[[Event], None]) -> int:
     """``fuzz --explore N``: the fast mode, one target, optionally over workers."""
     from ..explore import ExploreConfig, explore_parallel
     from ..reporting import render_console
@@ -100,7 +108,7 @@ def _explore(args: argparse.Namespace, config, emit) -> int:
                        scenarios=args.explore, abuses=config.abuses, corpus=config.corpus,
                        time_limit=config.time_limit)
     results = explore_parallel(ec, args.workers, emit)
-    findings = []
+    findings: list[Finding] = []
     for r in results:
         for f in r.findings:
             if all(f.dedup_key() != g.dedup_key() for g in findings):
@@ -127,7 +135,7 @@ def _color(args: argparse.Namespace) -> bool:
     return sys.stdout.isatty()
 
 
-def _write_reports(summary, args: argparse.Namespace) -> None:
+def _write_reports(summary: RunSummary, args: argparse.Namespace) -> None:
     from ..reporting import render_markdown, write_html, write_json, write_junit
 
     if args.json:

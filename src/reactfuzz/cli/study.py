@@ -4,10 +4,15 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..errors import UsageError
 from .common import _expand_abuses, _write_text
+
+if TYPE_CHECKING:
+    from ..results import Event
 
 
 def _cmd_study(args: argparse.Namespace) -> int:
@@ -16,9 +21,9 @@ def _cmd_study(args: argparse.Namespace) -> int:
 
     if args.examples < 1:
         raise UsageError("--examples must be at least 1")
-    progress = None
+    progress: Callable[[Event], None] | None = None
     if not args.quiet:
-        def progress(event) -> None:
+        def show(event: Event) -> None:
             if event.kind == "progress":
                 d = event.data
                 print(f"\r[{d['done']}/{d['total']}] {d['design']} x {d['abuse']}"
@@ -26,6 +31,8 @@ def _cmd_study(args: argparse.Namespace) -> int:
                       flush=True)
             elif event.kind == "run-finished":
                 print(file=sys.stderr)
+
+        progress = show
     result = run_study(designs=args.design or STUDY_DESIGNS, abuses=_expand_abuses(args.abuse),
                        examples=args.examples, seed=args.seed, emit=progress)
     out = Path(args.out)

@@ -128,8 +128,8 @@ def render_console(summary: RunSummary, *, color: bool = False, width: int = 100
                 "intents; not counted as failures")
         out += [_paint(line, bold, color) for line in textwrap.wrap(said, width)]
         for f in notes:
-            head = f"  - {f.verdict} · {f.abuse} · {f.target}: "
-            out.append(head + visible(f.completion, limit=max(10, width - len(head))))
+            lead = f"  - {f.verdict} · {f.abuse} · {f.target}: "
+            out.append(lead + visible(f.completion, limit=max(10, width - len(lead))))
         out.append("")
 
     counts = _counts_line(summary)
@@ -205,9 +205,9 @@ class ProgressPrinter:
                 return
             self._line(line)
             return
-        line = self._describe(event)
-        if line is not None:
-            self._line(line)
+        said = self._describe(event)
+        if said is not None:
+            self._line(said)
 
     def _line(self, line: str) -> None:
         if self._status:

@@ -140,7 +140,7 @@ def _bar_chart(
     plot_w = right - left
 
     out: list[str] = []
-    y = pad + 16
+    y: float = pad + 16
     out.append(_t(pad, y, title, size=16, weight="bold", extra=' font-family="sans-serif"'))
     if subtitle:
         y += 20
