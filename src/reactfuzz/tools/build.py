@@ -147,7 +147,7 @@ def _build_model(model_name: str, specs: Sequence[tuple[str, Any, Any]]) -> type
         while internal in taken or internal in fields:
             internal += "_"
         fields[internal] = (Annotated[annotation, Field(alias=name)], default)
-    return create_model(  # type: ignore[call-overload, no-any-return]
+    return create_model(
         model_name, __config__=ConfigDict(extra="forbid"), **fields
     )
 
@@ -243,7 +243,8 @@ def tool_from_model(
                 f"cannot build tool {name!r} from model {model.__name__}: field {fname!r} has "
                 f"{_type_name(info.annotation)}; supported annotations are {SUPPORTED_ANNOTATIONS}"
             )
-        full = Annotated[(info.annotation, *info.metadata)] if info.metadata else info.annotation
+        parts = (info.annotation, *info.metadata)  # Annotated[base, *metadata] at run time
+        full: Any = Annotated[parts] if info.metadata else info.annotation
         problem = _constraint_problem(full)
         if problem:
             raise UsageError(

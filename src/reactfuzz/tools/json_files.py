@@ -308,7 +308,7 @@ class _JsonToolReader:
             choices.append(value)
         if not choices:
             raise self.invalid(ewhere, "'enum' needs a value other than null")
-        return Literal[tuple(choices)], len(choices) < len(values)  # type: ignore[valid-type]
+        return Literal[tuple(choices)], len(choices) < len(values)
 
     def read_type(self, where: str, schema: dict[str, Any], typ: Any) -> Any:
         twhere = _jp(where, "type")
@@ -352,7 +352,7 @@ class _JsonToolReader:
             if not ok:
                 raise self.invalid(_jp(where, key), f"{key} {json.dumps(value)} is not valid")
             constraints[arg] = value
-        annotation = Annotated[base, Field(**constraints)] if constraints else base
+        annotation: Any = Annotated[base, Field(**constraints)] if constraints else base
         try:
             TypeAdapter(annotation)
         except Exception as exc:

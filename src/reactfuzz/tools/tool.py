@@ -76,9 +76,10 @@ class Tool:
         names: list[str] = []
         for fname, info in self.args_model.model_fields.items():
             pname = _external_name(self.name, fname, info)
-            ann = info.annotation
+            ann: Any = info.annotation
             if info.metadata:
-                ann = Annotated[(ann, *info.metadata)]  # type: ignore[valid-type]
+                parts = (ann, *info.metadata)  # Annotated[ann, *metadata], built at run time
+                ann = Annotated[parts]
             required = info.is_required()
             default = inspect.Parameter.empty if required else info.get_default(
                 call_default_factory=True
