@@ -1,0 +1,108 @@
+"""The target model: :class:`Target` and the :class:`ParseResult` every call gives.
+
+A target's ``run`` never raises because of the parser under test: a Step, a crash and a
+timeout are all data. Every kind of target (built-in, worker process, in-process callable,
+regex, grammar) builds on these two classes, so they sit below all of them.
+"""
+
+from __future__ import annotations
+
+import abc
+import math
+from dataclasses import dataclass
+
+from ..errors import UsageError
+from ..formats import Format
+from ..model import Invalid, Step
+
+__all__ = ["DEFAULT_TIMEOUT", "ParseResult", "Target"]
+
+DEFAULT_TIMEOUT = 1.0
+"""Seconds one call of a user parser may take before it counts as a timeout finding."""
+
+
+# --------------------------------------------------------------------------- results
+
+
+@dataclass(frozen=True, slots=True)
+class ParseResult:
+    """What one call of a target gave: a Step, a crash or a timeout (exactly one).
+
+    ``error`` is ``"Type: message"`` when the parser raised something other than a
+    refusal (or its worker process died); ``timed_out`` is set when it ran past its time
+    limit; ``elapsed`` is the seconds the call took.
+    """
+
+    step: Step | None = None
+    error: str | None = None
+    timed_out: bool = False
+    elapsed: float = 0.0
+
+    def __post_init__(self) -> None:
+        n = (self.step is not None) + (self.error is not None) + bool(self.timed_out)
+        if n != 1:
+            raise ValueError("a ParseResult has exactly one of step, error, timed_out")
+
+    @property
+    def crashed(self) -> bool:
+        """Whether the parser crashed (raised, or its worker process died)."""
+        return self.error is not None
+
+    def to_step(self) -> Step:
+        """The Step, or an invalid Step for a crash (``parser-crashed``) or a timeout."""
+        if self.step is not None:
+            return self.step
+        if self.error is not None:
+            return Step(invalid=Invalid("parser-crashed", f"the parser crashed: {self.error}"))
+        return Step(
+            invalid=Invalid(
+                "timeout", f"the parser did not finish within its time limit ({self.elapsed:.2f}s)"
+            )
+        )
+
+
+# --------------------------------------------------------------------------- targets
+
+
+class Target(abc.ABC):
+    """A parser under test: ``run`` gives a :class:`ParseResult`, ``parse`` a Step.
+
+    Targets hold resources (a worker process); ``close()`` them, or use ``with``.
+    ``name`` is a spec :func:`load_target` accepts again where possible (it is what a
+    finding records to reproduce itself).
+    """
+
+    name: str
+    format: Format
+    kind: str = "target"
+    timeout: float | None = None
+
+    @abc.abstractmethod
+    def run(self, completion: str) -> ParseResult:
+        """Parse one completion; a crash or a timeout is data, never an exception."""
+
+    def parse(self, completion: str) -> Step:
+        """The :class:`~reactfuzz.parsers.Parser` view: crash and timeout become invalid."""
+        return self.run(completion).to_step()
+
+    def close(self) -> None:  # noqa: B027 -- most targets hold nothing
+        """Release what the target holds (idempotent)."""
+
+    def __enter__(self) -> Target:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {self.name!r} format={self.format.name!r}>"
+
+
+def _check_timeout(timeout: float | None) -> float | None:
+    if timeout is None:
+        return None
+    if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not (
+        math.isfinite(timeout) and timeout > 0
+    ):
+        raise UsageError(f"timeout must be a positive number of seconds, not {timeout!r}")
+    return float(timeout)

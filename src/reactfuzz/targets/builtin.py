@@ -1,0 +1,41 @@
+"""Built-in targets: the parsers of the parser registry, run in-process.
+
+A built-in needs no isolation (its regexes carry their own time limit), so it is called
+directly; its own regex timeout is reported as ``timed_out`` like every other target's.
+"""
+
+from __future__ import annotations
+
+from ..formats import Format, get_format
+from ..parsers import Parser, get_parser
+from .adapters import _invoke
+from .base import ParseResult, Target
+
+__all__ = ["BuiltinTarget", "builtin_target"]
+
+class BuiltinTarget(Target):
+    """A built-in (or registered) parser, run in-process.
+
+    A built-in's own regex timeout (an invalid Step with code ``timeout``) is reported
+    as ``timed_out``, like every other target's.
+    """
+
+    kind = "builtin"
+
+    def __init__(self, name: str, fmt: Format | str = "bracket") -> None:
+        self.format = get_format(fmt)
+        self.parser: Parser = get_parser(name, self.format)
+        self.name = name
+
+    def run(self, completion: str) -> ParseResult:
+        """Parse in-process (registered third-party parsers that raise are classified)."""
+        result = _invoke(self.parser.parse, completion, self.format, Exception)
+        step = result.step
+        if step is not None and step.invalid is not None and step.invalid.code == "timeout":
+            return ParseResult(timed_out=True, elapsed=result.elapsed)
+        return result
+
+
+def builtin_target(name: str, fmt: Format | str = "bracket") -> BuiltinTarget:
+    """A built-in parser by name (see :data:`reactfuzz.parsers.PARSERS`) as a target."""
+    return BuiltinTarget(name, fmt)
