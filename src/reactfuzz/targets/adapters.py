@@ -90,6 +90,7 @@ def _action_step(name: Any, arg: Any, fmt: Format, thought: str = "") -> Step:
         return _unsupported(name, f"the tool name is {type(name).__name__} {_short_repr(name)}")
     thought = thought if isinstance(thought, str) else ""
     names: tuple[str, ...] | None = None
+    args: tuple[Any, ...]
     if arg is None:
         raw, args = "", ()
     elif isinstance(arg, str):

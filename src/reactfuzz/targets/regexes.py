@@ -10,7 +10,7 @@ from __future__ import annotations
 from time import perf_counter
 from typing import Any
 
-import regex
+import regex  # type: ignore[import-untyped, unused-ignore]  # typed by types-regex, if installed
 
 from ..errors import UsageError
 from ..formats import Format, get_format

@@ -130,9 +130,9 @@ def _parse_callable(obj: Any, label: str) -> Callable[[str], Any]:
         )
     parse = getattr(obj, "parse", None)
     if callable(parse):
-        return parse  # type: ignore[no-any-return]
+        return parse
     if callable(obj):
-        return obj  # type: ignore[no-any-return]
+        return obj
     raise UsageError(
         f"{label} is {type(obj).__name__} {_short_repr(obj)}, not a function or an object"
         " with a parse method"
