@@ -88,16 +88,61 @@ def test_entry_point_accepts_valid_completions() -> None:
 
 
 def test_bench_quick_reports_every_target(tmp_path) -> None:
-    """The bench runs end to end and reports a figure for every target of the issue."""
+    """The bench runs end to end (in seconds, quick) and reports a figure for every target
+    of the issue, the grammar on every workload, and the machine's load."""
+    import json
+
     from reactfuzz.bench import render_bench, run_bench
 
-    result = run_bench(quick=True, rounds=1)
+    mine = tmp_path / "mine.jsonl"
+    mine.write_text("\n".join(json.dumps({"id": i, "completion": t}) for i, t in enumerate(
+        ["Thought: look it up\nAction: search[refund policy]", "Answer: done", "no labels"]
+    )) + "\n", encoding="utf-8")
+    result = run_bench(quick=True, rounds=1, completions=str(mine), field="completion")
     names = [r.name for r in result.rows]
     for want in ("bare re parse", "parse grammar", "full pipeline per scenario",
                  "transcript generation (ours)", "default fuzz run, one target",
-                 "explore: scenarios per second", "2 workers vs 1"):
+                 "explore: scenarios per second", "2 workers vs 1",
+                 "parse grammar, realistic runs", "parse transcript grammar, realistic runs",
+                 "parse grammar, abuse mix", "parse grammar, your completions"):
         assert want in names, want
     assert any(n.startswith("first finding: ") for n in names)
     assert any(n.startswith("RSS after") for n in names)
+    by_name = {r.name: r for r in result.rows}
+    assert "3 completions from" in by_name["parse grammar, your completions"].note
+    assert all(by_name[n].ratio for n in names if n.startswith("parse grammar, "))
+    assert result.load_before is not None and result.load_after is not None
     md = render_bench(result, markdown=True)
-    assert md.count("\n") == len(result.rows) + 1
+    assert md.startswith("Machine: 2 cores," if result.cores == 2 else "Machine: ")
+    assert "load average" in md
+    assert md.count("\n") == len(result.rows) + 3
+
+
+def test_realistic_runs_are_valid_multi_step_runs() -> None:
+    """The realistic workload is what a well-behaved model writes: every completion and
+    every transcript is valid for the grammar, and each run has several steps."""
+    from reactfuzz.bench import realistic_runs
+    from reactfuzz.grammars import grammar_parse, parse_transcript
+
+    runs = realistic_runs(12, seed=3)
+    assert realistic_runs(12, seed=3) == runs  # seeded
+    for completions, transcript in runs:
+        assert 3 <= len(completions) <= 6
+        assert all(grammar_parse(c, "bracket").invalid is None for c in completions)
+        assert grammar_parse(completions[-1], "bracket").answer is not None
+        assert parse_transcript(transcript, "bracket").ok
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    ("", "no completions"),
+    ('{"text": "a"}\n[1]\n', ":2: expected a JSON object with a string 'text'"),
+    ('{"text": "a"}\n{oops\n', ":2: invalid JSON"),
+])
+def test_bench_completions_file_errors_name_the_line(tmp_path, text: str, message: str) -> None:
+    from reactfuzz.bench import read_completions
+    from reactfuzz.errors import InputFileError
+
+    path = tmp_path / "c.jsonl"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(InputFileError, match=message.replace("[", r"\[")):
+        read_completions(str(path))

@@ -211,6 +211,10 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--quick", action="store_true", help="smaller workloads (same method)")
     s.add_argument("--target", metavar="SPEC", help="also time your own parser")
     s.add_argument("--format", "-f", default="bracket", help="format of --target")
+    s.add_argument("--completions", metavar="FILE",
+                   help="also time the grammar on your completions (JSON Lines)")
+    s.add_argument("--field", default="text", metavar="KEY",
+                   help="the key of each line holding the completion (default text)")
     s.add_argument("--markdown", metavar="FILE", help="write the table as Markdown")
     s.add_argument("--quiet", "-q", action="store_true", help="no progress on stderr")
     s.set_defaults(func=_command("study", "_cmd_bench"))

@@ -57,7 +57,8 @@ def _cmd_bench(args: argparse.Namespace) -> int:
         load_target(args.target, get_format(args.format)).close()  # fail fast on a bad target
     say = None if args.quiet else (lambda s: print(f"bench: {s}...", file=sys.stderr, flush=True))
     result = run_bench(quick=args.quick, rounds=args.rounds, target=args.target,
-                       fmt=args.format, progress=say)
+                       fmt=args.format, progress=say, completions=args.completions,
+                       field=args.field)
     print(render_bench(result))
     if args.markdown:
         _write_text(args.markdown, render_bench(result, markdown=True) + "\n")

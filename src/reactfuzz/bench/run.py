@@ -1,29 +1,36 @@
-"""``reactfuzz bench``: the costs that decide how much a fuzz suite finds per minute.
+"""The measurements of ``reactfuzz bench`` and the table they print.
 
-Everything is measured side by side in one process, in alternating rounds (machines are
-noisy), and reported as medians and as ratios to an in-run reference -- a bare ``re``
-parse of one completion, or a hand-written composite Hypothesis strategy -- never as
-absolute promises. Each row says which target it is held to and whether it met it.
+:func:`run_bench` times parsers, generators and the engine side by side in alternating
+rounds and returns :class:`BenchResult` rows, each a median with its ratio to an in-run
+reference and the target it is held to; :func:`render_bench` prints them after one line
+saying what the machine was and how loaded it was.
 """
 
 from __future__ import annotations
 
 import gc
 import os
+import platform
 import re
 import statistics
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from functools import partial
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from hypothesis import strategies as st
 
-__all__ = ["BenchRow", "render_bench", "run_bench"]
+from .workloads import TEXT, read_completions, realistic_runs
 
-TEXT = (
-    "Thought: I should list this customer's July invoices before assuming a duplicate.\n"
-    "Action: list_invoices[cus_8812, 2026-07-01]"
-)
+if TYPE_CHECKING:
+    from ..designs import Design
+    from ..strategies import Scenario
+    from ..tools import ToolRegistry
+
+__all__ = ["BenchResult", "BenchRow", "render_bench", "run_bench"]
+
+_X = TypeVar("_X")
 ACTION_RE = re.compile(r"^Action:\s*(\w+)\[(.*)\]\s*$", re.MULTILINE)
 
 
@@ -49,6 +56,24 @@ class BenchResult:
     rounds: int = 0
     quick: bool = False
     cpu: str = ""
+    cores: int = 0
+    python: str = ""
+    load_before: tuple[float, float, float] | None = None
+    load_after: tuple[float, float, float] | None = None
+    wall: float = 0.0
+
+    def machine(self) -> str:
+        """One sentence: the machine, how loaded it was, and how the run was made."""
+
+        def load(x: tuple[float, float, float] | None) -> str:
+            return "unknown" if x is None else " / ".join(f"{v:.2f}" for v in x)
+
+        return (
+            f"{self.cores} cores, {self.cpu}, Python {self.python}; load average (1 / 5 / 15"
+            f" min) {load(self.load_before)} before and {load(self.load_after)} after;"
+            f" {self.rounds} alternating rounds{', quick workloads' if self.quick else ''};"
+            f" {self.wall:.0f} s wall."
+        )
 
 
 def _per_call(fn: Callable[[], object], n: int) -> float:
@@ -58,20 +83,41 @@ def _per_call(fn: Callable[[], object], n: int) -> float:
     return (time.perf_counter() - t) / n
 
 
-def _alternating(items: dict[str, Callable[[], object]], n: int, rounds: int) -> dict[str, float]:
-    """Median seconds per call of each item, measured in interleaved rounds."""
+def _alternating(items: dict[str, Callable[[], object]], n: int | Mapping[str, int],
+                 rounds: int) -> dict[str, float]:
+    """Median seconds per call of each item, measured in interleaved rounds.
+
+    ``n`` is how many calls make one sample: one count for every item, or one per item.
+    """
     samples: dict[str, list[float]] = {k: [] for k in items}
     for fn in items.values():  # warm caches (compiled grammars, regexes)
         fn()
     for _ in range(rounds):
         for k, fn in items.items():
-            samples[k].append(_per_call(fn, n))
+            samples[k].append(_per_call(fn, n if isinstance(n, int) else n[k]))
     return {k: statistics.median(v) for k, v in samples.items()}
 
 
-def _per_example(strategy: st.SearchStrategy, body: Callable, n: int, seed: int = 0) -> float:
+def _over(fn: Callable[[str], object], texts: list[str]) -> Callable[[], object]:
+    """One sample of a workload: ``fn`` over every text."""
+    return lambda: [fn(t) for t in texts]
+
+
+def _quiet(message: str) -> None:
+    """No progress reports."""
+
+
+def _load() -> tuple[float, float, float] | None:
+    try:
+        return os.getloadavg()
+    except OSError:  # pragma: no cover - not available on this platform
+        return None
+
+
+def _per_example(strategy: st.SearchStrategy[Any], body: Callable[[Any], object], n: int,
+                 seed: int = 0) -> float:
     """Seconds per Hypothesis example (generation + body), generation phase only."""
-    from .strategies import for_each_example
+    from ..strategies import for_each_example
 
     t = time.perf_counter()
     for_each_example(strategy, body, examples=n, seed=seed)
@@ -90,64 +136,105 @@ def _rss_mb() -> float:
 
 
 def run_bench(*, quick: bool = False, rounds: int = 7, target: str | None = None,
-              fmt: str = "bracket", progress: Callable[[str], None] | None = None) -> BenchResult:
-    """Run every measurement; ``quick`` shrinks the workloads (for tests), not the method."""
-    from .designs import BUILTIN_DESIGNS
-    from .engine import FuzzConfig, examine, run_fuzz, run_fuzz_parallel
-    from .explore import ExploreConfig, build_pool, explore
-    from .formats import get_format
-    from .grammars import grammar_parse, lark_parser, parse_transcript
-    from .model import Call
-    from .parsers import get_parser
-    from .render import render
-    from .strategies import ABUSES, abuse_ids, scenarios, transcripts
-    from .targets import load_target
-    from .tools import default_registry
+              fmt: str = "bracket", progress: Callable[[str], None] | None = None,
+              completions: str | None = None, field: str = "text") -> BenchResult:
+    """Run every measurement; ``quick`` shrinks the workloads (for tests), not the method.
 
-    say = progress or (lambda s: None)
-    k = 0.2 if quick else 1.0
+    ``completions`` names a JSON Lines file of the user's own completions (the string
+    under ``field`` of each line), timed with the grammar parser next to a bare ``re``.
+    """
+    from ..designs import BUILTIN_DESIGNS
+    from ..engine import FuzzConfig, examine, run_fuzz, run_fuzz_parallel
+    from ..explore import ExploreConfig, build_pool, explore
+    from ..formats import get_format
+    from ..grammars import grammar_parse, lark_parser, parse_transcript
+    from ..model import Call
+    from ..parsers import get_parser
+    from ..render import render
+    from ..strategies import ABUSES, abuse_ids, scenarios, transcripts
+    from ..targets import load_target
+    from ..tools import default_registry
+
+    user = read_completions(completions, field) if completions else None  # fail fast
+    say = progress or _quiet
+    started = time.perf_counter()
+    # quick keeps every measurement but shrinks it to a test's budget: its figures check
+    # that the bench runs, not how fast anything is
+    k = 0.02 if quick else 1.0
     rounds = 3 if quick else rounds
-    result = BenchResult(rounds=rounds, quick=quick, cpu=os.uname().machine)
+    result = BenchResult(rounds=rounds, quick=quick, cpu=os.uname().machine,
+                         cores=os.cpu_count() or 1, python=platform.python_version(),
+                         load_before=_load())
     rows = result.rows
     bracket = get_format("bracket")
     reg = default_registry()
 
     # --- 1. the parsers themselves, next to a bare `re` parse -------------------------
     say("parsers")
-    mix_pool = build_pool(reg, bracket, abuse_ids(bracket), 4, 0)
-    mix = [s.completion for s in mix_pool]
+    abuse_ops = abuse_ids(bracket)
+    mix = [s.completion for s in build_pool(reg, bracket, abuse_ops, 4, 0)]
+    runs = realistic_runs(6 if quick else 24)
+    real = [c for cs, _ in runs for c in cs]
+    whole = [t for _, t in runs]
     parsers = {n: get_parser(n, bracket) for n in
                ("classic-bracket", "classic-unanchored", "hardened-bracket", "grammar")}
     items: dict[str, Callable[[], object]] = {
         "bare re": lambda: ACTION_RE.search(TEXT),
-        **{f"parse {n}": (lambda p=p: p.parse(TEXT)) for n, p in parsers.items()},
+        **{f"parse {n}": partial(p.parse, TEXT) for n, p in parsers.items()},
         "parse grammar (Lark only)": lambda: grammar_parse(TEXT, bracket, fast=False),
-        "bare re, scenario mix": lambda: [ACTION_RE.search(t) for t in mix],
-        "parse grammar, scenario mix": lambda: [grammar_parse(t, bracket) for t in mix],
-        "parse classic-bracket, scenario mix": lambda: [parsers["classic-bracket"].parse(t)
-                                                        for t in mix],
     }
+    calls = max(20, int(2000 * k))
+    count = dict.fromkeys(items, calls)
     if target:
         tgt = load_target(target, get_format(fmt))
         items[f"parse {target}"] = lambda: tgt.parse(TEXT)
-    med = _alternating(items, max(20, int(2000 * k)), rounds)
+        count[f"parse {target}"] = calls
+    canonical = list(items)[1:]
+    # each workload: the grammar and a bare `re` over the same texts, about `calls` parses
+    # per sample; whole transcripts are read with the grammar's transcript entry point
+    workloads: dict[str, tuple[list[str], Callable[[str], object], str, str]] = {
+        "realistic runs": (real, lambda t: grammar_parse(t, bracket), "bare re, same completions",
+                           f"{len(real)} completions of {len(runs)} multi-step runs"
+                           f" ({min(map(len, (cs for cs, _ in runs)))}-"
+                           f"{max(map(len, (cs for cs, _ in runs)))} steps),"
+                           f" {sum(map(len, real)) // len(real)} chars on average"),
+        "realistic transcripts": (whole, lambda t: parse_transcript(t, bracket),
+                                  "bare re findall, same transcripts",
+                                  f"the same {len(runs)} runs as whole transcripts,"
+                                  f" {sum(map(len, whole)) // len(whole)} chars on average"),
+        "abuse mix": (mix, lambda t: grammar_parse(t, bracket), "bare re, same completions",
+                      f"{len(mix)} completions: 4 of each of {len(abuse_ops)} operators"),
+    }
+    if user:
+        workloads["your completions"] = (user, lambda t: grammar_parse(t, bracket),
+                                         "bare re, same completions",
+                                         f"{len(user)} completions from {completions}")
+    for name, (texts, parse, _, _) in workloads.items():
+        find = ACTION_RE.findall if name == "realistic transcripts" else ACTION_RE.search
+        items[f"re: {name}"] = _over(find, texts)
+        items[f"grammar: {name}"] = _over(parse, texts)
+        reps = max(1, calls // len(texts))
+        count[f"re: {name}"] = count[f"grammar: {name}"] = reps
+    med = _alternating(items, count, rounds)
     base = med["bare re"]
-    for name in list(items)[1:6] + ([f"parse {target}"] if target else []):
+    rows.append(BenchRow("bare re parse", base * 1e6, "us", 1.0, "itself", "", None,
+                         "the in-run reference"))
+    for name in canonical:
         tgt_text, ok = "", None
         if name == "parse grammar":
             tgt_text, ok = "<= 20x", med[name] / base <= 20
         rows.append(BenchRow(name, med[name] * 1e6, "us", med[name] / base, "bare re",
                              tgt_text, ok, "one canonical completion"))
-    mix_ratio = med["parse grammar, scenario mix"] / med["bare re, scenario mix"]
-    rows.append(BenchRow("parse grammar, scenario mix", med["parse grammar, scenario mix"]
-                         / len(mix) * 1e6, "us", mix_ratio, "bare re, same mix", "",
-                         None, f"{len(mix)} completions of every operator"))
-    rows.insert(0, BenchRow("bare re parse", base * 1e6, "us", 1.0, "itself", "", None,
-                            "the in-run reference"))
+    for name, (texts, _, reference, note) in workloads.items():
+        g, r = med[f"grammar: {name}"], med[f"re: {name}"]
+        label = ("parse transcript grammar, realistic runs" if name == "realistic transcripts"
+                 else f"parse grammar, {name}")
+        rows.append(BenchRow(label, g / len(texts) * 1e6, "us", g / r, reference, "", None,
+                             note))
 
     # --- 2. per-example costs under Hypothesis -----------------------------------------
     say("composite strategy and full pipeline")
-    n = max(30, int(300 * k))
+    n = 10 if quick else 300
     classic = get_parser("classic-bracket", bracket)
     composite = st.builds(
         lambda tool, args: Call(tool, tuple(args)),
@@ -162,7 +249,7 @@ def run_bench(*, quick: bool = False, rounds: int = 7, target: str | None = None
     grammar_target = load_target("grammar", bracket)
     classic_target = load_target("classic-bracket", bracket)
 
-    def pipeline(sc) -> None:  # both parsers, dispatch, oracle, verdict
+    def pipeline(sc: Scenario) -> None:  # both parsers, dispatch, oracle, verdict
         examine(sc, classic_target, bracket, reg, "positional", [], attribute=False)
         examine(sc, grammar_target, bracket, reg, "typed", [], attribute=False)
 
@@ -186,7 +273,7 @@ def run_bench(*, quick: bool = False, rounds: int = 7, target: str | None = None
     say("transcripts")
     from hypothesis.extra.lark import from_lark
 
-    tn = max(15, int(80 * k))
+    tn = 5 if quick else 80
     ours: list[str] = []
     plain: list[str] = []
     ours_s, plain_s = [], []
@@ -214,7 +301,7 @@ def run_bench(*, quick: bool = False, rounds: int = 7, target: str | None = None
 
     # --- 4. examples to the first finding ---------------------------------------------------
     say("examples to first finding")
-    seeds = 3 if quick else 5
+    seeds = 1 if quick else 5
     cap = 300
     for op in ABUSES.values():
         if not op.breaks or (quick and op.family not in ("injected", "malformed")):
@@ -233,16 +320,20 @@ def run_bench(*, quick: bool = False, rounds: int = 7, target: str | None = None
 
     # --- 5. a default fuzz run, the fast mode, memory, workers -----------------------------
     say("default fuzz run")
+    # quick runs the engine on three operators: starting one Hypothesis search per
+    # operator, not the examples, is what a small run costs
+    ops = abuse_ops[:3] if quick else None
+    which = "every operator" if ops is None else f"{len(ops)} operators"
     t = time.perf_counter()
-    run_fuzz(FuzzConfig(targets=["classic-bracket"], seed=1, corpus=None,
-                        max_examples=12 if quick else 60))
+    run_fuzz(FuzzConfig(targets=["classic-bracket"], seed=1, corpus=None, abuses=ops,
+                        max_examples=4 if quick else 60))
     wall = time.perf_counter() - t
     rows.append(BenchRow("default fuzz run, one target", wall, "s", None, "", "<= 60 s",
-                         wall <= 60, "classic-bracket, every operator and check, 1 core"))
+                         wall <= 60, f"classic-bracket, {which} and every check, 1 core"))
     say("fast exploration")
     ex_n = int(100_000 * k)
     er = explore(ExploreConfig(target="classic-bracket", scenarios=ex_n, seed=1,
-                               pool_per_operator=10 if quick else 40))
+                               pool_per_operator=2 if quick else 40, abuses=ops))
     per = er.loop_seconds / er.scenarios
     rows.append(BenchRow("explore: scenarios per second", er.rate, "/s", None, "",
                          ">= 20,000/s", er.rate >= 20_000,
@@ -256,7 +347,7 @@ def run_bench(*, quick: bool = False, rounds: int = 7, target: str | None = None
     gc.collect()
     small_n, big_n = int(10_000 * k), int(100_000 * k)
     cfg = ExploreConfig(target="classic-bracket", scenarios=small_n, seed=2,
-                        pool_per_operator=10)
+                        pool_per_operator=2 if quick else 10, abuses=ops)
     explore(cfg)
     gc.collect()
     rss_small = _rss_mb()
@@ -270,8 +361,8 @@ def run_bench(*, quick: bool = False, rounds: int = 7, target: str | None = None
     say("workers")
     # the grammar target finds nothing, so every operator runs all its examples: CPU-bound
     # work that does not stop early, which is what a speed-up is measured on
-    wcfg = FuzzConfig(targets=["grammar"], seed=5, corpus=None,
-                      max_examples=30 if quick else 150)
+    wcfg = FuzzConfig(targets=["grammar"], seed=5, corpus=None, abuses=ops,
+                      max_examples=4 if quick else 150)
     ones, twos = [], []
     for _ in range(1 if quick else 2):  # alternating
         t = time.perf_counter()
@@ -284,24 +375,26 @@ def run_bench(*, quick: bool = False, rounds: int = 7, target: str | None = None
     cores = os.cpu_count() or 1
     rows.append(BenchRow("2 workers vs 1", one / two, "x", None, "", ">= 1.8x",
                          one / two >= 1.8 if cores >= 2 else None,
-                         f"grammar target, {wcfg.max_examples} examples per operator:"
+                         f"grammar target, {which}, {wcfg.max_examples} examples each:"
                          f" {one:.1f}s -> {two:.1f}s on {cores} cores"))
     grammar_target.close()
     classic_target.close()
+    result.load_after = _load()
+    result.wall = time.perf_counter() - started
     return result
 
 
-def _examples_until(strategy: st.SearchStrategy, failed: Callable[[object], bool], seed: int,
+def _examples_until(strategy: st.SearchStrategy[_X], failed: Callable[[_X], bool], seed: int,
                     cap: int) -> int:
     """How many generated examples until ``failed`` is true (``cap + 1``: never)."""
-    from .strategies import for_each_example
+    from ..strategies import for_each_example
 
     count = [0]
 
     class Found(Exception):
         pass
 
-    def body(x: object) -> None:
+    def body(x: _X) -> None:
         count[0] += 1
         if failed(x):
             raise Found
@@ -313,12 +406,12 @@ def _examples_until(strategy: st.SearchStrategy, failed: Callable[[object], bool
     return cap + 1
 
 
-def _first_failure(reg, design, abuse: str, seed: int, cap: int) -> int:
+def _first_failure(reg: ToolRegistry, design: Design, abuse: str, seed: int, cap: int) -> int:
     """Examples of one operator until a design fault of ``design``."""
-    from .oracle import judge
-    from .strategies import scenarios
+    from ..oracle import judge
+    from ..strategies import scenarios
 
-    def failed(sc) -> bool:
+    def failed(sc: Scenario) -> bool:
         reg.reset()
         _, out = design.run(sc.completion, reg)
         v = judge(out, sc.acceptable, reg, completion=sc.completion, fmt=design.fmt)
@@ -327,14 +420,14 @@ def _first_failure(reg, design, abuse: str, seed: int, cap: int) -> int:
     return _examples_until(scenarios(reg, design.format, abuses=[abuse]), failed, seed, cap)
 
 
-def _first_failure_text(reg, design, seed: int, cap: int) -> int:
+def _first_failure_text(reg: ToolRegistry, design: Design, seed: int, cap: int) -> int:
     """Examples until plain ``st.text()`` completions break a design (intent: a search)."""
-    from .model import Call
-    from .oracle import judge, oracle
+    from ..model import Call
+    from ..oracle import judge, oracle
 
     acc = oracle(Call.named("search", query="a"), design.format, reg)
 
-    def failed(text) -> bool:
+    def failed(text: str) -> bool:
         reg.reset()
         _, out = design.run(text, reg)
         return judge(out, acc, reg).kind in ("wrong-call", "hijacked-answer", "crash",
@@ -344,7 +437,7 @@ def _first_failure_text(reg, design, seed: int, cap: int) -> int:
 
 
 def render_bench(result: BenchResult, *, markdown: bool = False) -> str:
-    """The rows as a plain or Markdown table."""
+    """The machine and its load in one line, then the rows as a plain or Markdown table."""
     head = ["measure", "median", "ratio", "reference", "target", "met", "note"]
     body = []
     for r in result.rows:
@@ -354,11 +447,13 @@ def render_bench(result: BenchResult, *, markdown: bool = False) -> str:
         met = "" if r.met is None else ("yes" if r.met else "NO")
         body.append([r.name, value, ratio, r.reference, r.target, met, r.note])
     if markdown:
-        lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+        lines = [f"Machine: {result.machine()}", "", "| " + " | ".join(head) + " |",
+                 "|" + "---|" * len(head)]
         lines += ["| " + " | ".join(c.replace("|", "\\|") for c in row) + " |" for row in body]
         return "\n".join(lines)
     widths = [max(len(x) for x in col) for col in zip(head, *body)]
     widths[-1] = 0
-    out = ["  ".join(h.ljust(w) for h, w in zip(head, widths)).rstrip()]
+    out = [f"machine: {result.machine()}", ""]
+    out += ["  ".join(h.ljust(w) for h, w in zip(head, widths)).rstrip()]
     out += ["  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip() for row in body]
     return "\n".join(out)

@@ -1,0 +1,25 @@
+"""``reactfuzz bench``: the costs that decide how much a fuzz suite finds per minute.
+
+Everything is measured side by side in one process, in alternating rounds (machines are
+noisy), and reported as medians and as ratios to an in-run reference -- a bare ``re``
+parse of the same completions, or a hand-written composite Hypothesis strategy -- never
+as absolute promises. Each row says which target it is held to and whether it met it,
+and the run records the machine's load average before and after, since others' work on
+a shared machine moves the figures.
+
+The grammar parser is timed on four workloads, each against a bare ``re`` on the same
+texts: the one canonical completion (for continuity with earlier runs), realistic
+multi-step runs the project writes itself (:func:`realistic_runs`), every abuse
+operator's completions, and optionally a JSON Lines file of the user's own completions
+(:func:`read_completions`).
+
+Modules: :mod:`.run` (the measurements and the table) and :mod:`.workloads` (the texts
+parsed: canonical, realistic runs, the user's file). This facade keeps the import paths.
+"""
+
+from __future__ import annotations
+
+from .run import ACTION_RE, BenchResult, BenchRow, render_bench, run_bench  # noqa: F401
+from .workloads import TEXT, read_completions, realistic_runs  # noqa: F401
+
+__all__ = ["BenchRow", "read_completions", "realistic_runs", "render_bench", "run_bench"]
