@@ -141,7 +141,8 @@ def run_bench(*, quick: bool = False, rounds: int = 7, target: str | None = None
     """Run every measurement; ``quick`` shrinks the workloads (for tests), not the method.
 
     ``completions`` names a JSON Lines file of the user's own completions (the string
-    under ``field`` of each line), timed with the grammar parser next to a bare ``re``.
+    under ``field`` of each line), timed with the grammar parser of ``fmt`` next to a
+    bare ``re``.
     """
     from ..designs import BUILTIN_DESIGNS
     from ..engine import FuzzConfig, examine, run_fuzz, run_fuzz_parallel
@@ -206,9 +207,11 @@ def run_bench(*, quick: bool = False, rounds: int = 7, target: str | None = None
                       f"{len(mix)} completions: 4 of each of {len(abuse_ops)} operators"),
     }
     if user:
-        workloads["your completions"] = (user, lambda t: grammar_parse(t, bracket),
+        theirs = get_format(fmt)
+        workloads["your completions"] = (user, lambda t: grammar_parse(t, theirs),
                                          "bare re, same completions",
-                                         f"{len(user)} completions from {completions}")
+                                         f"{len(user)} completions from {completions}"
+                                         f" ({theirs.name})")
     for name, (texts, parse, _, _) in workloads.items():
         find = ACTION_RE.findall if name == "realistic transcripts" else ACTION_RE.search
         items[f"re: {name}"] = _over(find, texts)

@@ -210,7 +210,8 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--rounds", type=int, default=7, help="alternating rounds (default 7)")
     s.add_argument("--quick", action="store_true", help="smaller workloads (same method)")
     s.add_argument("--target", metavar="SPEC", help="also time your own parser")
-    s.add_argument("--format", "-f", default="bracket", help="format of --target")
+    s.add_argument("--format", "-f", default="bracket",
+                   help="format of --target and --completions")
     s.add_argument("--completions", metavar="FILE",
                    help="also time the grammar on your completions (JSON Lines)")
     s.add_argument("--field", default="text", metavar="KEY",
