@@ -40,7 +40,7 @@ answer = "Antwort"
 headers = ["Frage"]
 """)
     fmt = load_format(p)
-    assert fmt.name == "german" and fmt.family == "bracket"
+    assert fmt.name == "german" and fmt.family.name == "bracket"
     step = grammar_parse("Gedanke: suchen\nAktion: search[Berlin]", fmt)
     assert step.intent() == Call("search", ("Berlin",))
     # the built-in labels are plain text in this format

@@ -71,16 +71,6 @@ WORDS: tuple[str, ...] = (
 )
 
 
-def _format_delimiters(fmt: Format) -> tuple[str, ...]:
-    if fmt.family == "bracket":
-        return (",", "]", "[", '"', "\\")
-    if fmt.family == "paper":
-        return ("]", "[", ",")
-    if fmt.family == "json_args":
-        return ('"', "\\", "}", "{", ",", ":")
-    return ("\n", ",", '"')
-
-
 def _all_labels(fmt: Format) -> list[str]:
     out: list[str] = []
     for f in [fmt, *BUILTIN_FORMATS.values()]:
@@ -98,7 +88,7 @@ def adversarial_pieces(fmt: Format | str = "bracket") -> tuple[str, ...]:
     fmt = get_format(fmt)
     lookalikes = (f"\u0410{fmt.labels.action[1:]}:", f"{fmt.labels.action.lower()}:")
     pieces = [
-        *_format_delimiters(fmt),
+        *fmt.family.delimiters,
         *_all_labels(fmt),
         *fmt.stop,
         *LINE_BREAKS,
@@ -416,12 +406,8 @@ def abuse_ids(fmt: Format | str | None = None) -> list[str]:
     return [a.id for a in ABUSES.values() if a.applies_to(fmt)]
 
 
-def _bracketish(fmt: Format) -> bool:
-    return fmt.family in ("bracket", "paper")
-
-
 def _multi_arg(fmt: Format) -> bool:
-    return fmt.family in ("bracket", "json_args")
+    return fmt.family.max_args is None
 
 
 def _typed_param(tool: Tool) -> list[str]:
@@ -437,16 +423,6 @@ def _single_arg_ok(fmt: Format, tool: Tool) -> bool:
     if fmt.arguments != "single":
         return True
     return len(tool.required_names) == 1
-
-
-def _args_start(text: str, fmt: Format) -> int:
-    """Offset where the action's argument text starts in a rendered completion."""
-    if fmt.family == "action_input":
-        label = f"{fmt.labels.action_input}:"
-        return text.find(label) + len(label)
-    at = text.find(f"{fmt.labels.action}")
-    at = text.rfind("\n", 0, len(text)) if at < 0 else at
-    return text.find("{" if fmt.family == "json_args" else "[", max(at, 0))
 
 
 def _line_of(text: str, label: str) -> int:
@@ -503,15 +479,15 @@ def _wrong_type(ctx: _Ctx) -> Writing:
     description="the argument list loses its closing bracket or gains an opening one",
     why="a greedy `(.*)\\]` runs whatever lies between the first `[` and the last `]`",
     expects="the intended call, or refused (unparseable)",
-    applies=lambda f: f.family in ("bracket", "paper", "json_args"),
+    applies=lambda f: f.family.open is not None,
     breaks=("classic", "classic-unanchored"),
 )
 def _unbalanced_bracket(ctx: _Ctx) -> Writing:
     intent = ctx.call(lambda t: bool(t.required_names) and _single_arg_ok(ctx.fmt, t),
                       optional=False)
     text = ctx.render(intent)
-    close = "}" if ctx.fmt.family == "json_args" else "]"
-    open_ = "{" if ctx.fmt.family == "json_args" else "["
+    close, open_ = ctx.fmt.family.close, ctx.fmt.family.open
+    assert close is not None and open_ is not None
     where = text.rfind(close)
     how = ctx.draw(st.sampled_from(["drop-close", "extra-open", "close-early"]))
     if how == "drop-close":
@@ -537,12 +513,9 @@ def _unbalanced_quote(ctx: _Ctx) -> Writing:
     text = ctx.render(intent)
     free = [n for n in (intent.names or ()) if n in _free_params(ctx.registry[intent.tool])]
     value = encode_text(intent.kwargs()[free[0]])
-    at = _args_start(text, ctx.fmt)
+    at = ctx.fmt.family.args_start(text, ctx.fmt)
     head, action = text[:at], text[at:]
-    if ctx.fmt.family == "json_args":
-        action = action.replace(json.dumps(value, ensure_ascii=False), '"' + value, 1)
-    else:
-        action = action.replace(value, '"' + value, 1)
+    action = action.replace(ctx.fmt.family.written_value(value), '"' + value, 1)
     text = head + action
     return Writing(intent, text, Expectation(frozenset({"unparseable", "malformed-arg"})))
 
@@ -573,12 +546,8 @@ def _trailing_text(ctx: _Ctx) -> Writing:
     intent = ctx.call(lambda t: _single_arg_ok(ctx.fmt, t), optional=False)
     text = ctx.render(intent)
     tail = ctx.draw(st.sampled_from([" please", " (see [1])", " and then Answer: done", "]"]))
-    if ctx.fmt.family == "action_input":
-        label = f"{ctx.fmt.labels.action}:"
-        at = text.find("\n", text.find(label))
-        text = text[:at] + tail + text[at:]
-    else:
-        text = text + tail
+    at = ctx.fmt.family.action_line_end(text, ctx.fmt)
+    text = text[:at] + tail + text[at:]
     # the trailing text may end up in the tool name (action-input): unknown-tool is right too
     return Writing(intent, text, Expectation(ANY_REFUSAL | {"unknown-tool"}))
 
@@ -588,7 +557,7 @@ def _trailing_text(ctx: _Ctx) -> Writing:
     description="the JSON arguments are not JSON (single quotes, trailing comma, bare key)",
     why="lenient decoders guess; a guess is a call nobody validated",
     expects="the intended call, or refused (unparseable)",
-    applies=lambda f: f.family == "json_args",
+    applies=lambda f: f.family.json_arguments,
     breaks_none_because="no classic regex design reads JSON arguments",
 )
 def _invalid_json(ctx: _Ctx) -> Writing:
@@ -625,10 +594,7 @@ def _arg_dropped(ctx: _Ctx) -> Writing:
     name = ctx.draw(st.sampled_from(list(tool.required_names)))
     kwargs = {k: v for k, v in base.kwargs().items() if k != name}
     intent = Call.named(base.tool, **kwargs)
-    text = ctx.render(intent)
-    if ctx.fmt.family == "action_input" and not kwargs:
-        text = text.rstrip() + " "
-    return Writing(intent, text, Expectation(frozenset({"unparseable"})))
+    return Writing(intent, ctx.render(intent), Expectation(frozenset({"unparseable"})))
 
 
 @register_abuse(
@@ -636,7 +602,7 @@ def _arg_dropped(ctx: _Ctx) -> Writing:
     description="the action is written with no arguments at all",
     why="`name[]` splits into one empty argument for a classic loop",
     expects="refused as missing-arg",
-    applies=lambda f: f.family in ("bracket", "json_args"),
+    applies=_multi_arg,
     breaks=("classic", "classic-unanchored"),
 )
 def _empty_brackets(ctx: _Ctx) -> Writing:
@@ -650,13 +616,15 @@ def _empty_brackets(ctx: _Ctx) -> Writing:
     description="the `Action Input:` line is missing",
     why="the MRKL regex needs both lines; a lenient one may run the tool with no input",
     expects="refused (unparseable / missing-arg)",
-    applies=lambda f: f.family == "action_input",
+    applies=lambda f: f.family.input_role is not None,
     breaks_none_because="classic-action-input finds no Action/Action Input pair and refuses",
 )
 def _no_action_input(ctx: _Ctx) -> Writing:
     base = ctx.call(lambda t: len(t.required_names) == 1, optional=False)
     text = ctx.render(base)
-    label = f"\n{ctx.fmt.labels.action_input}:"
+    role = ctx.fmt.family.input_role
+    assert role is not None
+    label = f"\n{getattr(ctx.fmt.labels, role)}:"
     text = text[: text.find(label)]
     return Writing(Call.named(base.tool), text, Expectation(frozenset({"unparseable"})))
 
@@ -669,7 +637,7 @@ def _no_action_input(ctx: _Ctx) -> Writing:
     description="one more positional value than the tool takes",
     why="Python binds it to an optional parameter, or the call dies with TypeError",
     expects="refused as extra-arg",
-    applies=lambda f: f.family == "bracket",
+    applies=lambda f: _multi_arg(f) and not f.family.named_args,
     breaks=("classic", "classic-unanchored"),
 )
 def _extra_positional(ctx: _Ctx) -> Writing:
@@ -684,7 +652,7 @@ def _extra_positional(ctx: _Ctx) -> Writing:
     description="a named argument the tool does not declare",
     why="`fn(**kwargs)` raises TypeError; a lenient binder silently drops it",
     expects="refused as extra-arg (or dropped, if the policy says so)",
-    applies=lambda f: f.family == "json_args",
+    applies=lambda f: f.family.named_args,
     breaks_none_because="no classic regex design reads named arguments",
 )
 def _undeclared(ctx: _Ctx) -> Writing:
@@ -700,7 +668,7 @@ def _undeclared(ctx: _Ctx) -> Writing:
     description="the same argument name twice with two values",
     why="json.loads keeps the last value silently: which one did the model mean?",
     expects="refused (extra-arg / ambiguous); never run",
-    applies=lambda f: f.family == "json_args",
+    applies=lambda f: f.family.named_args,
     breaks_none_because="no classic regex design reads named arguments",
 )
 def _duplicate(ctx: _Ctx) -> Writing:
@@ -729,7 +697,7 @@ def _delimiter(ctx: _Ctx) -> Writing:
     base = ctx.call(lambda t: bool(_free_params(t)) and _single_arg_ok(ctx.fmt, t))
     tool = ctx.registry[base.tool]
     name = ctx.draw(st.sampled_from([n for n in _free_params(tool) if n in (base.names or ())]))
-    delim = ctx.draw(st.sampled_from(_format_delimiters(ctx.fmt)))
+    delim = ctx.draw(st.sampled_from(ctx.fmt.family.delimiters))
     pre = ctx.draw(st.sampled_from(["", "Paris", "a"]))
     post = ctx.draw(st.sampled_from(["", " France", "b"]))
     intent = Call.named(base.tool, **(base.kwargs() | {name: pre + delim + post}))
