@@ -425,9 +425,9 @@ def _single_arg_ok(fmt: Format, tool: Tool) -> bool:
     return len(tool.required_names) == 1
 
 
-def _line_of(text: str, label: str) -> int:
-    """Offset of the start of the line that starts with ``label`` (or len(text))."""
-    m = re.search(rf"(?m)^{re.escape(label)}", text)
+def _line_of(text: str, fmt: Format, role: str) -> int:
+    """Offset of the start of the first line that starts with ``role``'s label (or len(text))."""
+    m = fmt.line_start_re(role, number=False, colon=False).search(text)
     return m.start() if m else len(text)
 
 
@@ -885,7 +885,8 @@ def _case(ctx: _Ctx) -> Writing:
     label = ctx.fmt.labels.action
     new = ctx.draw(st.sampled_from([label.lower(), label.upper()]))
     assume(new != label)
-    return _variant(intent, re.sub(rf"(?m)^{re.escape(label)}", new, text))
+    return _variant(intent, ctx.fmt.line_start_re("action", number=False, colon=False).sub(
+        new, text))
 
 
 @register_abuse(
@@ -901,7 +902,10 @@ def _spacing(ctx: _Ctx) -> Writing:
     text = ctx.render(intent)
     label = ctx.fmt.labels.action
     new = ctx.draw(st.sampled_from([f"{label} :", f"{label}:   ", f"{label}:\t", f"{label}:"]))
-    text = re.sub(rf"(?m)^{re.escape(label)}(?: \d+)?: ?", new, text, count=1)
+    m = ctx.fmt.line_start_re("action").search(text)
+    if m is not None:  # the label and one space after its colon give way to the variant
+        rest = text[m.end():]
+        text = text[: m.start()] + new + (rest[1:] if rest.startswith(" ") else rest)
     return _variant(intent, text)
 
 
@@ -919,8 +923,7 @@ def _numbering(ctx: _Ctx) -> Writing:
         new = re.sub(r"(?m)^(\w[\w ]*?) \d+:", r"\1:", text)
     else:
         n = ctx.draw(st.integers(1, 9))
-        new = re.sub(r"(?m)^(" + "|".join(map(re.escape, ctx.fmt.labels.all().values()))
-                     + r"):", rf"\1 {n}:", text)
+        new = ctx.fmt.line_start_re(number=False).sub(lambda m: f"{m['word']} {n}:", text)
     return _variant(intent, new)
 
 
@@ -934,10 +937,9 @@ def _numbering(ctx: _Ctx) -> Writing:
 def _markdown(ctx: _Ctx) -> Writing:
     intent = ctx.call(lambda t: _single_arg_ok(ctx.fmt, t))
     text = ctx.render(intent)
-    label = ctx.fmt.labels.action
     how = ctx.draw(st.sampled_from(["bold", "fence"]))
     if how == "bold":
-        new = re.sub(rf"(?m)^{re.escape(label)}((?: \d+)?):", rf"**{label}\1:**", text)
+        new = ctx.fmt.line_start_re("action").sub(lambda m: f"**{m[0]}**", text)
     else:
         new = f"```\n{text}\n```"
     return _variant(intent, new)
@@ -957,7 +959,7 @@ def _leading_space(ctx: _Ctx) -> Writing:
     how = ctx.draw(st.sampled_from(["indent", "leading"]))
     label = ctx.fmt.labels.action
     if how == "indent":
-        new = re.sub(rf"(?m)^{re.escape(label)}", f"  {label}", text)
+        new = ctx.fmt.line_start_re("action", number=False, colon=False).sub(f"  {label}", text)
         return _variant(intent, new)
     thought = ctx.thought()
     body = render(intent, ctx.fmt)
@@ -988,7 +990,7 @@ def _odd_break(ctx: _Ctx) -> Writing:
     intent = ctx.call(lambda t: _single_arg_ok(ctx.fmt, t))
     text = ctx.render(intent)
     brk = ctx.draw(st.sampled_from(ODD_LINE_BREAKS))
-    at = _line_of(text, ctx.fmt.labels.action)
+    at = _line_of(text, ctx.fmt, "action")
     assume(at > 0)
     return _variant(intent, text[: at - 1] + brk + text[at:])
 
@@ -1259,17 +1261,17 @@ def _renumber(text: str, fmt: Format) -> str:
     """Give a numbered format's labels the numbers its grammar check expects."""
     roles = {fmt.labels.thought: "thought", fmt.labels.action: "action",
              fmt.labels.observation: "observation"}
-    pat = re.compile(r"(?m)^(" + "|".join(map(re.escape, roles)) + r")(?: ?\d+)?:")
+    pat = fmt.line_start_re("thought", "action", "observation")
     n, last = 0, None
 
     def fix(m: re.Match[str]) -> str:
         nonlocal n, last
-        role = roles[m.group(1)]
+        role = roles[m["word"]]
         if (role != "observation" and last in (None, "observation")) or (
             role == "thought" and last == "thought"
         ):
             n += 1
         last = role
-        return f"{m.group(1)} {n}:"
+        return f"{m['word']} {n}:"
 
     return pat.sub(fix, text)
