@@ -14,7 +14,14 @@ from pydantic import ValidationError
 
 from ..errors import FormatError
 from ..registry import Registry
-from . import action_input, bracket, json_args, paper  # noqa: F401  (register the families)
+
+# isort: off
+# the built-in families, registered in this order (error messages list them so)
+from . import bracket  # noqa: F401
+from . import paper  # noqa: F401
+from . import action_input  # noqa: F401
+from . import json_args  # noqa: F401
+# isort: on
 from .spec import Format, Labels
 
 if sys.version_info >= (3, 11):
