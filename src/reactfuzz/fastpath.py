@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from .formats import Format
+from .formats import Format, label_pattern
 from .model import Action, Step
 
 __all__ = ["FastPath", "fast_path"]
@@ -41,8 +41,9 @@ class FastPath:
         if not fmt.family.fast_path or fmt.numbered or own_grammar:
             return None
         labels = fmt.line_start_re()
-        action = re.compile(
-            rf"{re.escape(fmt.labels.action)}:[ \t]*(\w+)\[([^\[\]\"\n\r]*)\][ \t]*"
+        action = re.compile(  # fullmatched against the last line, so anchored
+            label_pattern([fmt.labels.action], number=False)
+            + r"[ \t]*(\w+)\[([^\[\]\"\n\r]*)\][ \t]*"
         )
         answer = f"{fmt.labels.answer}:" if fmt.labels.answer else None
         return cls(labels, f"{fmt.labels.thought}:", action, answer)

@@ -29,7 +29,7 @@ from lark.exceptions import (
 )
 
 from .errors import GrammarError
-from .fastpath import FastPath, fast_path, join_value
+from .fastpath import fast_path, join_value
 from .formats import Format, get_format, label_pattern
 from .formats.family import caret_context, rest_text
 from .model import Invalid, Step
@@ -399,11 +399,6 @@ def _check_numbering(tree: Tree, text: str, fmt: Format, start: str) -> Invalid 
 
 def _prepare(text: str) -> str:
     return text if text.endswith("\n") else text + "\n"
-
-
-def _fast_path(fmt: Format) -> FastPath | None:
-    """The format's regex fast path, if its family has one (kept for older imports)."""
-    return fast_path(fmt)
 
 
 def grammar_parse(completion: str, fmt: Format | str = "bracket", *, fast: bool = True) -> Step:

@@ -168,5 +168,3 @@ def line_of(text: str, fmt: Format, role: str) -> int:
     """Offset of the start of the first line that starts with ``role``'s label (or len(text))."""
     m = fmt.line_start_re(role, number=False, colon=False).search(text)
     return m.start() if m else len(text)
-
-
