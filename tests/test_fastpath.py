@@ -5,8 +5,9 @@ from __future__ import annotations
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from reactfuzz.fastpath import fast_path
 from reactfuzz.formats import load_format
-from reactfuzz.grammars import _fast_path, grammar_parse
+from reactfuzz.grammars import grammar_parse
 from reactfuzz.strategies import adversarial_text, scenarios
 from reactfuzz.tools import default_registry
 
@@ -24,7 +25,7 @@ lines = st.one_of(
 @SETTINGS
 @given(st.lists(lines, min_size=1, max_size=5).map("\n".join))
 def test_fast_path_agrees_with_lark_on_adversarial_text(text: str) -> None:
-    fast = _fast_path(__import__("reactfuzz").get_format("bracket")).parse(text)
+    fast = fast_path(__import__("reactfuzz").get_format("bracket")).parse(text)
     if fast is not None:
         assert fast == grammar_parse(text, "bracket", fast=False), text
 
@@ -40,13 +41,13 @@ def test_fast_path_agrees_with_lark_on_every_operator(sc) -> None:
 def test_fast_path_takes_the_common_case_and_leaves_the_rest() -> None:
     from reactfuzz import get_format
 
-    fp = _fast_path(get_format("bracket"))
+    fp = fast_path(get_format("bracket"))
     assert fp.parse("Thought: a\nAction: list_invoices[cus_8812, 2026-07-01]") is not None
     assert fp.parse(" continuing\nmore\nThought: b\nAnswer: done") is not None
     for text in ["Thought: a\n\nAction: s[x]", 'Action: s["a"]', "Action: s[x]\r\n",
                  "Thought 1: a\nAction: s[x]", "Action: s[x]\nAction: t[y]", "Answer: a\nb"]:
         assert fp.parse(text) is None, text
-    assert _fast_path(get_format("paper")) is None  # numbered: Lark only
+    assert fast_path(get_format("paper")) is None  # numbered: Lark only
 
 
 def test_fast_path_follows_a_user_formats_labels(tmp_path) -> None:
@@ -55,5 +56,5 @@ def test_fast_path_follows_a_user_formats_labels(tmp_path) -> None:
                  'answer = "Antwort"\n')
     fmt = load_format(p)
     text = "Gedanke: x\nAktion: suche[a]"
-    assert _fast_path(fmt).parse(text) == grammar_parse(text, fmt, fast=False)
-    assert _fast_path(fmt).parse("Thought: x\nAction: s[a]") is None
+    assert fast_path(fmt).parse(text) == grammar_parse(text, fmt, fast=False)
+    assert fast_path(fmt).parse("Thought: x\nAction: s[a]") is None

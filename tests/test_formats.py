@@ -40,7 +40,7 @@ answer = "Antwort"
 headers = ["Frage"]
 """)
     fmt = load_format(p)
-    assert fmt.name == "german" and fmt.family == "bracket"
+    assert fmt.name == "german" and fmt.family.name == "bracket"
     step = grammar_parse("Gedanke: suchen\nAktion: search[Berlin]", fmt)
     assert step.intent() == Call("search", ("Berlin",))
     # the built-in labels are plain text in this format
@@ -115,3 +115,80 @@ def test_format_model_is_frozen_and_strict() -> None:
         Format(name="x", unknown=1)  # type: ignore[call-arg]
     assert fmt.label("thought") == "Thought:"
     assert BUILTIN_FORMATS["paper"].label("action", 3) == "Action 3:"
+
+
+# --------------------------------------------------------------------------- families
+
+
+def test_each_builtin_format_has_its_family_object() -> None:
+    from reactfuzz.formats import FAMILIES, Family
+
+    assert list(FAMILIES) == ["bracket", "paper", "action_input", "json_args"]
+    names = {n: f.family.name for n, f in BUILTIN_FORMATS.items()}
+    assert names == {"bracket": "bracket", "paper": "paper",
+                     "action-input": "action_input", "json-args": "json_args"}
+    for fmt in BUILTIN_FORMATS.values():
+        fam = fmt.family
+        assert isinstance(fam, Family) and FAMILIES[fam.name] is fam
+        assert fmt.grammar == fam.grammar_file
+        assert {"completion", "transcript", "action"} <= set(fam.rules)
+
+
+@pytest.mark.parametrize(
+    ("fmt", "text", "args", "action_line"),
+    [
+        ("bracket", "Thought: t\nAction: s[a, b]", "[a, b]", "Action: s[a, b]"),
+        ("paper", "Thought 1: t\nAction 1: S[a]", "[a]", "Action 1: S[a]"),
+        ("action-input", "Thought: t\nAction: s\nAction Input: a b", " a b", "Action: s"),
+        ("json-args", 'Thought: t\nAction: s {"q": "a"}', '{"q": "a"}', 'Action: s {"q": "a"}'),
+    ],
+    ids=["bracket", "paper", "action-input", "json-args"],
+)
+def test_family_operator_data_locates_the_arguments(
+    fmt: str, text: str, args: str, action_line: str
+) -> None:
+    f = get_format(fmt)
+    assert text[f.family.args_start(text, f):] == args
+    assert text[: f.family.action_line_end(text, f)].endswith("\n" + action_line)
+
+
+def test_a_second_family_for_the_same_data_is_refused() -> None:
+    from reactfuzz.errors import UsageError
+    from reactfuzz.formats import register_family
+    from reactfuzz.formats.bracket import BracketFamily
+
+    with pytest.raises(UsageError, match="already registered"):
+        register_family(BracketFamily())
+
+
+def test_unknown_syntax_names_the_registered_ones(tmp_path: Path) -> None:
+    with pytest.raises(FormatError, match=r"key 'syntax': Input should be 'bracket', "
+                       r"'action-input' or 'json-args'"):
+        load_format(write(tmp_path, "base = 'bracket'\nsyntax = 'xml'\n"))
+
+
+@pytest.mark.parametrize(
+    ("roles", "kw", "text", "found"),
+    [
+        ((), {}, "a\nAction 2: x", "Action 2:"),
+        (("answer",), {}, "Final Answer: x", "Final Answer:"),
+        (("action",), {}, "x Action: y\n  Action: z", None),
+        (("action",), {"number": False}, "Action 2: x", None),
+        (("action",), {"number": False, "colon": False}, "Action Input: x", "Action"),
+        (("headers",), {}, "Question: q", "Question:"),
+    ],
+    ids=["any-numbered", "answer", "not-mid-line-or-indented", "unnumbered", "bare-word",
+         "headers"],
+)
+def test_line_start_re_is_the_label_at_a_line_start(
+    roles: tuple[str, ...], kw: dict[str, bool], text: str, found: str | None
+) -> None:
+    m = get_format("action-input").line_start_re(*roles, **kw).search(text)
+    assert (m.group() if m else None) == found
+
+
+def test_line_start_re_only_counts_newline_as_a_line_break() -> None:
+    rx = get_format("bracket").line_start_re("answer")
+    assert rx.search("x\u2028Answer: a") is None
+    assert rx.search("x\rAnswer: a") is None
+    assert rx.search("x\nAnswer: a") is not None

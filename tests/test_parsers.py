@@ -142,3 +142,19 @@ def test_classic_regex_timeout_is_an_invalid_step(monkeypatch) -> None:
     monkeypatch.setattr(parsers, "_CB_ACTION", Slow())
     step = get_parser("classic-bracket", "bracket").parse("Action: x[y]")
     assert step.invalid is not None and step.invalid.code == "timeout"
+
+
+def test_builtin_parsers_satisfy_the_parser_protocol() -> None:
+    for name in PARSERS:
+        assert isinstance(get_parser(name, "bracket"), Parser), name
+
+
+def test_register_parser_refuses_a_taken_name_unless_replacing() -> None:
+    from reactfuzz.errors import UsageError
+    from reactfuzz.parsers import parser_descriptions, register_parser
+
+    factory, description = PARSERS["grammar"], parser_descriptions()["grammar"]
+    with pytest.raises(UsageError, match="'grammar' is already registered"):
+        register_parser("grammar")(factory)
+    register_parser("grammar", description, replace=True)(factory)
+    assert PARSERS["grammar"] is factory

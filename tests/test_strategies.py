@@ -205,3 +205,27 @@ def test_transcript_keywords_appear_mid_line() -> None:
         seen = find(transcripts("bracket", method=method),
                     lambda s: " Answer:" in s or " Action: x[y]" in s, settings=FIND)
         assert parse_transcript(seen, "bracket").ok
+
+
+def test_catalogue_order_is_registration_order() -> None:
+    # reports and the study list operators in this order: new ones go at the end
+    assert list(ABUSES)[:7] == [
+        "clean.render", "malformed.wrong-type", "malformed.unbalanced-bracket",
+        "malformed.unbalanced-quote", "malformed.empty", "malformed.trailing-text",
+        "malformed.invalid-json",
+    ]
+    families = [a.family for a in ABUSES.values()]
+    order = list(dict.fromkeys(families))
+    assert order == ["clean", "malformed", "missing", "extra", "injected", "label", "fabricated"]
+    assert families == sorted(families, key=order.index)
+
+
+def test_a_second_operator_with_the_same_id_is_refused() -> None:
+    from reactfuzz.errors import UsageError
+    from reactfuzz.strategies import register_abuse
+
+    with pytest.raises(UsageError, match=r"'clean\.render' is already registered"):
+        register_abuse("clean.render", family="clean", description="", why="", expects="")(
+            lambda ctx: None  # type: ignore[arg-type, return-value]
+        )
+    assert ABUSES["clean.render"].description.startswith("no abuse")

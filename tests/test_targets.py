@@ -500,8 +500,11 @@ def test_a_builtin_regex_timeout_is_reported_as_timed_out(monkeypatch: pytest.Mo
         def parse(self, completion: str) -> Step:
             return Step(invalid=Invalid("timeout", "ran past 1s"))
 
-    monkeypatch.setitem(PARSERS, "slow", Slow)
-    assert builtin_target("slow").run("x").timed_out
+    PARSERS.add("slow", Slow)
+    try:
+        assert builtin_target("slow").run("x").timed_out
+    finally:
+        PARSERS.remove("slow")
 
 
 def test_load_target_unknown_name_lists_builtins_and_forms() -> None:

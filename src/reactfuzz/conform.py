@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import json
 from collections import defaultdict
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from dataclasses import field as dataclass_field  # 'field' is also a report attribute
 from pathlib import Path
 from typing import Any
 
@@ -40,7 +41,7 @@ class ConformReport:
     field: str
     total: int = 0
     accepted: int = 0
-    rejections: list[Rejection] = field(default_factory=list)
+    rejections: list[Rejection] = dataclass_field(default_factory=list)
 
     @property
     def rate(self) -> float:

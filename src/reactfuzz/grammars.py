@@ -10,7 +10,6 @@ after the stop sequence cut it) and ``transcript`` (a whole conversation).
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass
 from functools import lru_cache
@@ -30,8 +29,10 @@ from lark.exceptions import (
 )
 
 from .errors import GrammarError
-from .formats import Format, get_format
-from .model import Action, DuplicateKeyError, Invalid, Step, no_duplicate_keys
+from .fastpath import fast_path, join_value
+from .formats import Format, get_format, label_pattern
+from .formats.family import caret_context, rest_text
+from .model import Invalid, Step
 
 __all__ = [
     "Block",
@@ -42,13 +43,6 @@ __all__ = [
     "lark_parser",
     "parse_transcript",
 ]
-
-_FAMILY_FILES = {
-    "bracket": "bracket.lark",
-    "paper": "paper.lark",
-    "action_input": "action_input.lark",
-    "json_args": "json_args.lark",
-}
 
 _ROLE_TERMINALS = {
     "thought": "THOUGHT",
@@ -75,8 +69,8 @@ def grammar_dir() -> Path:
 
 
 def _label_regex(words: list[str]) -> str:
-    alt = "|".join(re.escape(w).replace("/", "\\/") for w in words)
-    return f"(?:{alt})(?: ?\\d+)?:"
+    """A label pattern as a Lark regex literal (``/`` escaped)."""
+    return label_pattern(words).replace("/", "\\/")
 
 
 def grammar_source(fmt: Format | str) -> tuple[str, Path]:
@@ -85,7 +79,7 @@ def grammar_source(fmt: Format | str) -> tuple[str, Path]:
     if fmt.grammar and Path(fmt.grammar).is_absolute():
         path = Path(fmt.grammar)
     else:
-        path = grammar_dir() / (fmt.grammar or _FAMILY_FILES[fmt.family])
+        path = grammar_dir() / (fmt.grammar or fmt.family.grammar_file)
     try:
         text = path.read_text(encoding="utf-8")
     except OSError as e:
@@ -186,18 +180,6 @@ def _describe_terminal(name: str, fmt: Format) -> str:
     return name
 
 
-def _context(text: str, line: int, column: int) -> str:
-    lines = text.split("\n")
-    if not 1 <= line <= len(lines):
-        return ""
-    src = lines[line - 1].rstrip("\r")
-    shown = src.encode("unicode_escape").decode("ascii") if not src.isprintable() else src
-    # keep the caret under the same character when escapes widen the line
-    prefix = src[: max(column - 1, 0)]
-    pad = prefix.encode("unicode_escape").decode("ascii") if not src.isprintable() else prefix
-    return f"{shown}\n{' ' * len(pad)}^"
-
-
 _LABELISH = re.compile(r"^\s*[*_#>\-]*\s*([A-Za-z][A-Za-z ]{1,20}?)(?:\s*\d+)?\s*[*_]*\s*:", re.I)
 
 
@@ -207,8 +189,8 @@ def _hint(line_text: str, fmt: Format) -> str:
     if not m:
         return ""
     word = m.group(1).strip().lower()
-    for w in fmt.labels.all().values():
-        if w.lower() == word and not re.match(_label_regex([w]), line_text):
+    for role, w in fmt.labels.all().items():
+        if w.lower() == word and not fmt.line_start_re(role).match(line_text):
             return (
                 f" (the line looks like the label '{w}:' written differently: labels are"
                 " case-sensitive, unformatted and start at column 1)"
@@ -216,17 +198,8 @@ def _hint(line_text: str, fmt: Format) -> str:
     return ""
 
 
-def _action_shape(fmt: Format) -> str:
-    return {
-        "bracket": "name[arg1, arg2]",
-        "paper": "Tool[argument]",
-        "action_input": "a tool name",
-        "json_args": 'name {"arg": value}',
-    }[fmt.family]
-
-
 def _on_action_line(line_text: str, column: int, fmt: Format) -> bool:
-    m = re.match(_label_regex([fmt.labels.action]), line_text)
+    m = fmt.line_start_re("action").match(line_text)
     return m is not None and column > m.end()
 
 
@@ -238,7 +211,7 @@ def _invalid_from(err: UnexpectedInput, text: str, fmt: Format, start: str) -> I
     if isinstance(err, UnexpectedCharacters) and err.allowed:
         expected_raw = set(err.allowed)
     expected = tuple(sorted({_describe_terminal(t, fmt) for t in expected_raw}))
-    ctx = _context(text, line, column) if line > 0 else ""
+    ctx = caret_context(text, line, column) if line > 0 else ""
     if isinstance(err, UnexpectedToken):
         tok = err.token
         labels_expected = {t for t in expected_raw if t in _LABEL_ROLES}
@@ -251,7 +224,7 @@ def _invalid_from(err: UnexpectedInput, text: str, fmt: Format, start: str) -> I
         if tok.type == "$END" and not labels_expected and "_EOL" not in expected_raw:
             return Invalid(
                 "malformed-action",
-                f"the text ends inside the action (expected {_action_shape(fmt)})",
+                f"the text ends inside the action (expected {fmt.family.action_shape})",
                 line, column, expected, ctx,
             )
         if tok.type == "$END":
@@ -300,7 +273,7 @@ def _invalid_from(err: UnexpectedInput, text: str, fmt: Format, start: str) -> I
             )
         if column == 1 and tok.type in ("TEXT", "CONT"):
             after_blank = line >= 2 and not lines[line - 2].strip(" \t\r")
-            action_re = re.compile(_label_regex([fmt.labels.action]))
+            action_re = fmt.line_start_re("action")
             after_action = start == "completion" and any(
                 action_re.match(x) for x in lines[: line - 1]
             )
@@ -318,14 +291,15 @@ def _invalid_from(err: UnexpectedInput, text: str, fmt: Format, start: str) -> I
         if _on_action_line(line_text, column, fmt):
             return Invalid(
                 "malformed-action",
-                f"the action is not written as {_action_shape(fmt)}: unexpected {shown!r}",
+                f"the action is not written as {fmt.family.action_shape}: unexpected {shown!r}",
                 line, column, expected, ctx,
             )
         return Invalid(
             "syntax", f"unexpected {shown!r}" + _hint(line_text, fmt), line, column, expected, ctx
         )
     if isinstance(err, UnexpectedCharacters):
-        ch = text[err.pos_in_stream] if err.pos_in_stream < len(text) else ""
+        pos = err.pos_in_stream
+        ch = text[pos] if pos is not None and pos < len(text) else ""
         code = "syntax"
         msg = f"unexpected character {ch!r}"
         if ch == '"':
@@ -335,7 +309,7 @@ def _invalid_from(err: UnexpectedInput, text: str, fmt: Format, start: str) -> I
             msg = f"unexpected {ch!r}: brackets inside a bare argument must be quoted"
         if _on_action_line(line_text, column, fmt):
             code = "malformed-action"
-            msg = f"the action is not written as {_action_shape(fmt)}: {msg}"
+            msg = f"the action is not written as {fmt.family.action_shape}: {msg}"
             if ch == '"':
                 msg += " (a quote that does not close)"
         return Invalid(code, msg + _hint(line_text, fmt), line, column, expected, ctx)
@@ -353,59 +327,12 @@ def _value_text(children: list[Any]) -> str:
     for ch in children:
         if isinstance(ch, Token) and ch.type in ("TEXT", "CONT"):
             parts.append(ch.value.rstrip("\r"))
-    return "\n".join(p.strip() if j == 0 else p.rstrip() for j, p in enumerate(parts)).strip()
-
-
-def _rest_text(node: Tree, text: str) -> str:
-    """The value of a block that runs over blank lines (answers, action inputs), trimmed."""
-    label = node.children[0]
-    assert isinstance(label, Token)
-    raw = text[label.end_pos : node.meta.end_pos]
-    return "\n".join(line.rstrip() for line in raw.split("\n")).strip()
+    return join_value(parts)
 
 
 def _label_number(tok: Token) -> int | None:
     m = re.search(r"(\d+):$", tok.value)
     return int(m.group(1)) if m else None
-
-
-def _decode_bracket_action(node: Tree, text: str) -> Action:
-    tool = lsqb = rsqb = None
-    args: list[str] = []
-    quoted_any = False
-    for ch in node.children:
-        if isinstance(ch, Token):
-            if ch.type == "TOOL":
-                tool = ch.value
-            elif ch.type == "LSQB":
-                lsqb = ch
-            elif ch.type == "RSQB":
-                rsqb = ch
-        elif isinstance(ch, Tree) and ch.data == "arg":
-            if not ch.children:
-                args.append("")
-                continue
-            tok = ch.children[0]
-            if tok.type == "QUOTED":
-                quoted_any = True
-                args.append(json.loads(tok.value.strip()))
-            else:
-                args.append(tok.value.strip())
-    assert tool is not None and lsqb is not None and rsqb is not None
-    raw = text[lsqb.end_pos : rsqb.start_pos]
-    if len(args) == 1 and args[0] == "" and not quoted_any:
-        args = []
-    return Action(tool, raw, tuple(args))
-
-
-_CALL_RE = re.compile(r"(\w+)\[(.*)\]", re.S)
-
-
-def _decode_paper_action(node: Tree) -> tuple[str, str]:
-    call = next(c for c in node.children if isinstance(c, Token) and c.type == "CALL")
-    m = _CALL_RE.fullmatch(call.value)
-    assert m is not None
-    return m.group(1), m.group(2)
 
 
 def _build_step(tree: Tree, text: str, fmt: Format) -> Step:
@@ -417,38 +344,8 @@ def _build_step(tree: Tree, text: str, fmt: Format) -> Step:
     thought = "\n".join(t for t in thoughts if t)
     assert isinstance(final, Tree)
     if final.data == "answer":
-        return Step(thought=thought, answer=_rest_text(final, text))
-    fam = fmt.family
-    if fam == "bracket":
-        action = _decode_bracket_action(final, text)
-    elif fam == "paper":
-        tool, raw = _decode_paper_action(final)
-        if fmt.finish_action and tool.lower() == fmt.finish_action.lower():
-            return Step(thought=thought, answer=raw)
-        action = Action(tool, raw, (raw,))
-    elif fam == "action_input":
-        name_tok = next(c for c in final.children if isinstance(c, Token) and c.type == "TEXT")
-        inp = next(c for c in final.children if isinstance(c, Tree) and c.data == "action_input")
-        value = _rest_text(inp, text)
-        action = Action(name_tok.value.strip(), value, (value,) if value else ())
-    else:
-        name_tok = next(c for c in final.children if isinstance(c, Token) and c.type == "NAME")
-        obj = next(c for c in final.children if isinstance(c, Tree) and c.data == "object")
-        raw = text[obj.meta.start_pos : obj.meta.end_pos]
-        try:
-            decoded = json.loads(raw, object_pairs_hook=no_duplicate_keys)
-        except DuplicateKeyError as e:
-            line = obj.meta.line
-            return Step(
-                thought=thought,
-                invalid=Invalid(
-                    "duplicate-arg",
-                    f"argument {e.key!r} is given twice in the JSON object",
-                    line, obj.meta.column, (), _context(text, line, obj.meta.column),
-                ),
-            )
-        action = Action(name_tok.value, raw, tuple(decoded.values()), tuple(decoded))
-    return Step(thought=thought, action=action)
+        return Step(thought=thought, answer=rest_text(final, text))
+    return fmt.family.read_action(final, text, fmt, thought)
 
 
 def _check_numbering(tree: Tree, text: str, fmt: Format, start: str) -> Invalid | None:
@@ -462,7 +359,7 @@ def _check_numbering(tree: Tree, text: str, fmt: Format, start: str) -> Invalid 
             continue
         n = _label_number(tok)
         word = getattr(fmt.labels, role)
-        ctx = _context(text, tok.line, tok.column)
+        ctx = caret_context(text, tok.line, tok.column)
         if fmt.numbered and n is None:
             return Invalid(
                 "label-number",
@@ -504,78 +401,6 @@ def _prepare(text: str) -> str:
     return text if text.endswith("\n") else text + "\n"
 
 
-@dataclass(frozen=True)
-class _FastPath:
-    """A regex reading of the commonest completions of a bracket-family format.
-
-    It accepts only a narrow, canonical shape -- unlabelled or ``Thought:`` lines, then one
-    ``Action: name[bare, args]`` or one-line ``Answer:`` line; no blank lines, quotes or
-    carriage returns -- and returns exactly the Step the grammar would (a property test
-    compares the two on every operator's scenarios). Anything else goes to Lark.
-    """
-
-    labels: re.Pattern[str]
-    thought: str
-    action: re.Pattern[str]
-    answer: str | None
-
-    @classmethod
-    def for_format(cls, fmt: Format) -> _FastPath | None:
-        own_grammar = fmt.grammar is not None and Path(fmt.grammar).is_absolute()
-        if fmt.family != "bracket" or fmt.numbered or own_grammar:
-            return None
-        words = sorted(fmt.labels.all().values(), key=len, reverse=True)
-        labels = re.compile(_label_regex(words))
-        action = re.compile(
-            rf"{re.escape(fmt.labels.action)}:[ \t]*(\w+)\[([^\[\]\"\n\r]*)\][ \t]*"
-        )
-        answer = f"{fmt.labels.answer}:" if fmt.labels.answer else None
-        return cls(labels, f"{fmt.labels.thought}:", action, answer)
-
-    def parse(self, text: str) -> Step | None:
-        if "\r" in text or '"' in text:
-            return None
-        lines = (text[:-1] if text.endswith("\n") else text).split("\n")
-        last = lines[-1]
-        thoughts: list[list[str]] = []
-        for i, line in enumerate(lines[:-1]):
-            if not line.strip():
-                return None
-            if self.labels.match(line):
-                if not line.startswith(self.thought) or self.labels.match(line).end() != len(
-                    self.thought
-                ):
-                    return None
-                thoughts.append([line[len(self.thought):]])
-            elif i == 0:
-                thoughts.append([line])
-            else:
-                thoughts[-1].append(line)
-        m = self.action.fullmatch(last)
-        thought = "\n".join(t for t in (_join_value(p) for p in thoughts) if t)
-        if m is not None:
-            raw = m.group(2)
-            args = tuple(a.strip() for a in raw.split(","))
-            if args == ("",):
-                args = ()
-            return Step(thought=thought, action=Action(m.group(1), raw, args))
-        if self.answer is not None and last.startswith(self.answer):
-            rest = last[len(self.answer):]
-            if self.labels.match(last).end() == len(self.answer):
-                return Step(thought=thought, answer=rest.strip())
-        return None
-
-
-def _join_value(parts: list[str]) -> str:
-    """What ``_value_text`` makes of a block's lines (the fast path's twin of it)."""
-    return "\n".join(p.strip() if j == 0 else p.rstrip() for j, p in enumerate(parts)).strip()
-
-
-@lru_cache(maxsize=64)
-def _fast_path(fmt: Format) -> _FastPath | None:
-    return _FastPath.for_format(fmt)
-
-
 def grammar_parse(completion: str, fmt: Format | str = "bracket", *, fast: bool = True) -> Step:
     """Parse one completion with the format's grammar; never raises on bad input.
 
@@ -583,7 +408,7 @@ def grammar_parse(completion: str, fmt: Format | str = "bracket", *, fast: bool 
     """
     fmt = get_format(fmt)
     if fast:
-        fp = _fast_path(fmt)
+        fp = fast_path(fmt)
         if fp is not None:
             step = fp.parse(completion)
             if step is not None:
@@ -643,9 +468,9 @@ def parse_transcript(text: str, fmt: Format | str = "bracket") -> Transcript:
     for node in tree.iter_subtrees_topdown():
         if node.data in ("header", "thought", "observation", "answer", "action"):
             label = node.children[0]
-            assert isinstance(label, Token)
+            assert isinstance(label, Token) and label.line is not None
             if node.data in ("action", "answer"):
-                body_text = _rest_text(node, text)
+                body_text = rest_text(node, text)
             else:
                 body_text = _value_text(node.children[1:])
             blocks.append(Block(str(node.data), _label_number(label), body_text, label.line))

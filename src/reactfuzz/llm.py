@@ -35,7 +35,7 @@ from typing import Any, Literal, Protocol, runtime_checkable
 
 from .errors import UsageError
 from .formats import Format, get_format
-from .model import Step
+from .model import FinalAnswer, Step
 from .parsers import Parser
 
 __all__ = [
@@ -271,10 +271,7 @@ class FakeLLM:
         obs = rng.choice(_FABRICATED_OBSERVATIONS)
         thought = rng.choice(_FABRICATED_THOUGHTS)
         answer = rng.choice(_FABRICATED_ANSWERS)
-        if fmt.labels.answer is not None:
-            final = f"{fmt.label('answer', n + 1)} {answer}"
-        else:
-            final = f"{fmt.label('action', n + 1)} {fmt.finish_action}[{answer}]"
+        final = "\n".join(fmt.family.write_answer(FinalAnswer(answer), fmt, step=n + 1))
         return (
             f"\n{fmt.label('observation', n)} {obs}\n{fmt.label('thought', n + 1)} {thought}\n"
             f"{final}"

@@ -137,7 +137,7 @@ def _positional_order(
 ) -> Representability | None:
     """In a positional format, named arguments must be a prefix of the declared order."""
     tool = registry.get(intent.tool)
-    if intent.names is None or fmt.family == "json_args" or tool is None:
+    if intent.names is None or fmt.family.named_args or tool is None:
         return None
     declared = [n for n in intent.names if n in tool.names]
     n_decl = len(declared)

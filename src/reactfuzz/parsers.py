@@ -6,8 +6,9 @@ parser (how far a careful regex can go), and the grammar parser. Parsers never r
 bad input; a regex that runs past its time limit gives an invalid Step with code
 ``timeout``.
 
-The registry is a dict of name -> factory(format) -> Parser; add one with
-:func:`register_parser`.
+The registry :data:`PARSERS` maps a name to ``factory(format) -> Parser``; add one with
+:func:`register_parser` (a second parser under a taken name is a ``UsageError`` unless
+it says ``replace=True``).
 """
 
 from __future__ import annotations
@@ -17,12 +18,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
-import regex
+import regex  # type: ignore[import-untyped, unused-ignore]  # typed by types-regex, if installed
 
 from .errors import UsageError
 from .formats import Format, get_format
 from .grammars import grammar_parse
 from .model import Action, Invalid, Step
+from .registry import Registry
 
 __all__ = [
     "PARSERS",
@@ -44,7 +46,10 @@ DEFAULT_TIMEOUT = 1.0
 class Parser(Protocol):
     """Anything with a name that turns a completion into a Step."""
 
-    name: str
+    @property
+    def name(self) -> str:
+        """The parser's name in reports (a plain attribute satisfies it too)."""
+        ...
 
     def parse(self, completion: str) -> Step:
         """Read one completion; return an invalid Step rather than raising."""
@@ -52,18 +57,24 @@ class Parser(Protocol):
 
 
 ParserFactory = Callable[[Format], Parser]
-PARSERS: dict[str, ParserFactory] = {}
+PARSERS: Registry[ParserFactory] = Registry("parser")
+"""Parser factories by name, in registration order."""
 _DESCRIPTIONS: dict[str, str] = {}
 
 
 def register_parser(
-    name: str, description: str = ""
+    name: str, description: str = "", *, replace: bool = False
 ) -> Callable[[ParserFactory], ParserFactory]:
-    """Register a parser factory under ``name`` (use as a decorator)."""
+    """Register a parser factory under ``name`` (use as a decorator).
+
+    A name already taken is a :class:`~reactfuzz.errors.UsageError`; ``replace=True``
+    overwrites it on purpose.
+    """
 
     def deco(factory: ParserFactory) -> ParserFactory:
-        PARSERS[name] = factory
-        _DESCRIPTIONS[name] = description or (factory.__doc__ or "").strip().splitlines()[0]
+        PARSERS.add(name, factory, replace=replace)
+        doc = (factory.__doc__ or "").strip().splitlines()
+        _DESCRIPTIONS[name] = description or (doc[0] if doc else "")
         return factory
 
     return deco
@@ -77,13 +88,11 @@ def parser_descriptions() -> dict[str, str]:
 def get_parser(name: str, fmt: Format | str = "bracket") -> Parser:
     """A built-in (or registered) parser by name, for a format."""
     fmt = get_format(fmt)
-    try:
-        factory = PARSERS[name]
-    except KeyError:
+    if name not in PARSERS:
         raise UsageError(
             f"unknown parser {name!r}: use one of {', '.join(sorted(PARSERS))}"
-        ) from None
-    return factory(fmt)
+        )
+    return PARSERS[name](fmt)
 
 
 def _timeout_step(name: str) -> Step:

@@ -22,15 +22,6 @@ __all__ = ["GrammarTarget", "grammar_target"]
 
 # --------------------------------------------------------------------------- grammar
 
-_FAMILY_RULES: dict[str, tuple[str, ...]] = {
-    "bracket": ("completion", "transcript", "action", "answer", "arg"),
-    "paper": ("completion", "transcript", "action"),
-    "action_input": ("completion", "transcript", "action", "answer", "action_input"),
-    "json_args": ("completion", "transcript", "action", "answer", "object"),
-}
-"""The rules the Step builder reads, per grammar family (the built-in files' names)."""
-
-
 class GrammarTarget(Target):
     """A user Lark grammar, read like the built-in grammar of the format's family.
 
@@ -52,13 +43,13 @@ class GrammarTarget(Target):
         self.format = base.model_copy(update={"grammar": str(self.path)})
         lark = lark_parser(self.format)  # GrammarError naming the file if it does not compile
         defined = {getattr(r.origin, "name", str(r.origin)) for r in lark.rules}
-        needed = _FAMILY_RULES[self.format.family]
+        needed = self.format.family.rules
         missing = [r for r in needed if r not in defined]
         if missing:
             raise GrammarError(
                 f"{file}: the grammar has no rule {missing[0]!r}; a grammar for the"
                 f" {base.name!r} format uses the rule names of the built-in"
-                f" {self.format.family}.lark ({', '.join(needed)})"
+                f" {self.format.family.grammar_file} ({', '.join(needed)})"
             )
         self.parser = GrammarParser(self.format, name=self.name)
 
@@ -71,7 +62,7 @@ class GrammarTarget(Target):
             return ParseResult(
                 error=(
                     f"{_describe_exception(exc)} (the parse tree of {self.path.name} does not"
-                    f" fit the {self.format.family} rule and terminal names)"
+                    f" fit the {self.format.family.name} rule and terminal names)"
                 ),
                 elapsed=perf_counter() - start,
             )

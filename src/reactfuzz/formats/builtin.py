@@ -1,170 +1,35 @@
-"""Formats: dialects of the text protocol, as data.
+"""The four built-in formats, and how a format is found by name or loaded from TOML.
 
-A :class:`Format` says which labels a dialect uses, how an action is written, how
-its arguments are encoded, how a final answer is written and which stop sequences
-the client sends. Each built-in has a Lark grammar in ``grammars/``; a user format is
-a TOML file that starts from a built-in (``base = "bracket"``) and changes labels,
-stop sequences or numbering, or names its own grammar file.
-
-Decisions shared by every built-in format (each format's ``notes`` repeats what is
-specific to it):
-
-* A label counts only at the start of a line (column 1). ``Answer:`` in the middle of a
-  thought is text; an indented ``  Action:`` is text.
-* Only ``\\n`` (and ``\\r\\n``) ends a line. ``\\r``, ``\\x85``, ``\\u2028`` and the other
-  Unicode line breaks are ordinary characters inside a line, so a label after one of
-  them is never a label.
-* Any number of blank lines may stand between blocks; a blank line ends a value, so
-  text after a blank line must start with a label (answers and ``Action Input`` are
-  the exception: they run to the end, blank lines included).
-* A label may be followed by its value on the same line (any spacing after the colon,
-  also none) or on the next line(s).
-* A completion may start with unlabelled text: the thought that continues a prompt
-  ending in ``Thought:``.
-* Exactly one action or one final answer per completion, and it comes last. A second
-  action, an action after an answer, or a model-written ``Observation:`` is rejected
-  with a reason saying so.
+:func:`get_format` is the edge where a name or a path becomes a :class:`Format`; code
+further in takes the object.
 """
 
 from __future__ import annotations
 
-import re
 import sys
 from pathlib import Path
-from typing import Literal
+from typing import Any
 
-from pydantic import (
-    BaseModel,
-    ConfigDict,
-    Field,
-    StrictBool,
-    ValidationError,
-    field_validator,
-    model_validator,
-)
+from pydantic import ValidationError
 
-from .errors import FormatError
+from ..errors import FormatError
+from ..registry import Registry
+
+# isort: off
+# the built-in families, registered in this order (error messages list them so)
+from . import bracket  # noqa: F401
+from . import paper  # noqa: F401
+from . import action_input  # noqa: F401
+from . import json_args  # noqa: F401
+# isort: on
+from .spec import Format, Labels
 
 if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover
-    import tomli as tomllib
+    import tomli as tomllib  # type: ignore[import-not-found, unused-ignore]
 
-__all__ = [
-    "BUILTIN_FORMATS",
-    "Format",
-    "Labels",
-    "get_format",
-    "load_format",
-]
-
-Syntax = Literal["bracket", "action-input", "json-args"]
-Arguments = Literal["comma", "single", "json"]
-
-_LABEL_RE = re.compile(r"^[^\W\d][\w .\-]*$")
-
-
-class Labels(BaseModel):
-    """The label words of a format (without the colon)."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    thought: str = "Thought"
-    action: str = "Action"
-    action_input: str | None = None
-    observation: str = "Observation"
-    answer: str | None = "Answer"
-    headers: tuple[str, ...] = ("Question",)
-
-    @field_validator("thought", "action", "action_input", "observation", "answer")
-    @classmethod
-    def _word(cls, v: str | None) -> str | None:
-        if v is not None and not _LABEL_RE.match(v):
-            raise ValueError(
-                f"label {v!r} must start with a letter and use letters, digits, spaces, '.' or '-'"
-                " (write it without the colon)"
-            )
-        return v
-
-    @field_validator("headers")
-    @classmethod
-    def _headers(cls, v: tuple[str, ...]) -> tuple[str, ...]:
-        for h in v:
-            cls._word(h)
-        return v
-
-    def all(self) -> dict[str, str]:
-        """Every label this format uses, by role."""
-        out = {
-            "thought": self.thought,
-            "action": self.action,
-            "observation": self.observation,
-        }
-        if self.action_input:
-            out["action_input"] = self.action_input
-        if self.answer:
-            out["answer"] = self.answer
-        for i, h in enumerate(self.headers):
-            out[f"header{i}"] = h
-        return out
-
-
-class Format(BaseModel):
-    """A dialect of the text protocol, as data (see the module docstring for shared rules)."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    name: str
-    description: str = ""
-    notes: str = ""
-    syntax: Syntax = "bracket"
-    arguments: Arguments = "comma"
-    labels: Labels = Field(default_factory=Labels)
-    numbered: StrictBool = False
-    finish_action: str | None = None
-    stop: tuple[str, ...] = ("Observation:",)
-    grammar: str | None = None
-    source: str | None = Field(default=None, exclude=True)
-
-    @model_validator(mode="after")
-    def _consistent(self) -> Format:
-        pairs = {
-            "bracket": {"comma", "single"},
-            "action-input": {"single"},
-            "json-args": {"json"},
-        }
-        if self.arguments not in pairs[self.syntax]:
-            raise ValueError(
-                f"syntax {self.syntax!r} does not go with arguments {self.arguments!r}"
-                f" (use one of {sorted(pairs[self.syntax])})"
-            )
-        if self.syntax == "action-input" and not self.labels.action_input:
-            raise ValueError(
-                "syntax 'action-input' needs labels.action_input (e.g. 'Action Input')"
-            )
-        if self.labels.answer is None and self.finish_action is None:
-            raise ValueError(
-                "a format needs labels.answer or finish_action to write a final answer"
-            )
-        if any(not s for s in self.stop):
-            raise ValueError("stop sequences must not be empty strings")
-        return self
-
-    @property
-    def family(self) -> str:
-        """The built-in grammar family this format's data maps to."""
-        if self.syntax == "bracket":
-            return "bracket" if self.arguments == "comma" else "paper"
-        return "action_input" if self.syntax == "action-input" else "json_args"
-
-    def label(self, role: str, n: int | None = None) -> str:
-        """The label text for ``role`` as a writer puts it, colon included."""
-        word = getattr(self.labels, role)
-        if word is None:
-            raise ValueError(f"format {self.name!r} has no {role} label")
-        if self.numbered and role in ("thought", "action", "observation") and n is not None:
-            return f"{word} {n}:"
-        return f"{word}:"
+__all__ = ["BUILTIN_FORMATS", "get_format", "load_format"]
 
 
 _BRACKET_NOTES = """\
@@ -201,8 +66,11 @@ object, invalid JSON, a duplicate key or text after the closing `}` is rejected.
 Final answer: `Answer: text`. Stop: `Observation:`."""
 
 
-BUILTIN_FORMATS: dict[str, Format] = {
-    "bracket": Format(
+BUILTIN_FORMATS: Registry[Format] = Registry("built-in format")
+"""The built-in formats by name, in the order the docs and the study show them."""
+
+for _fmt in (
+    Format(
         name="bracket",
         description="Thought/Action: name[a, b]/Observation/Answer, comma-separated arguments",
         notes=_BRACKET_NOTES,
@@ -212,7 +80,7 @@ BUILTIN_FORMATS: dict[str, Format] = {
         stop=("Observation:",),
         grammar="bracket.lark",
     ),
-    "paper": Format(
+    Format(
         name="paper",
         description="the ReAct paper: numbered labels, Search[x] single argument, Finish[answer]",
         notes=_PAPER_NOTES,
@@ -224,7 +92,7 @@ BUILTIN_FORMATS: dict[str, Format] = {
         stop=("\nObservation",),
         grammar="paper.lark",
     ),
-    "action-input": Format(
+    Format(
         name="action-input",
         description="Action: tool / Action Input: text / Final Answer: text (LangChain MRKL style)",
         notes=_ACTION_INPUT_NOTES,
@@ -234,7 +102,7 @@ BUILTIN_FORMATS: dict[str, Format] = {
         stop=("\nObservation:",),
         grammar="action_input.lark",
     ),
-    "json-args": Format(
+    Format(
         name="json-args",
         description="Action: name followed by a JSON object of named arguments; Answer: text",
         notes=_JSON_NOTES,
@@ -244,7 +112,9 @@ BUILTIN_FORMATS: dict[str, Format] = {
         stop=("Observation:",),
         grammar="json_args.lark",
     ),
-}
+):
+    BUILTIN_FORMATS.add(_fmt.name, _fmt)
+del _fmt
 
 
 def get_format(name_or_path: str | Format) -> Format:
@@ -277,7 +147,7 @@ def load_format(path: str | Path) -> Format:
     if "format" in data and isinstance(data["format"], dict) and len(data) == 1:
         data = data["format"]
     base_name = data.pop("base", None)
-    merged: dict = {}
+    merged: dict[str, Any] = {}
     if base_name is not None:
         if not isinstance(base_name, str) or base_name not in BUILTIN_FORMATS:
             raise FormatError(

@@ -1,0 +1,198 @@
+"""Formats: dialects of the text protocol, as data.
+
+A :class:`Format` says which labels a dialect uses, how an action is written, how
+its arguments are encoded, how a final answer is written and which stop sequences
+the client sends. ``syntax`` + ``arguments`` select the format's protocol family
+(:attr:`Format.family`, an object from :mod:`reactfuzz.formats.family`), the code that
+writes, reads and abuses that action shape. Each built-in has a Lark grammar in
+``grammars/``; a user format is a TOML file that starts from a built-in
+(``base = "bracket"``) and changes labels, stop sequences or numbering, or names its own
+grammar file.
+
+Decisions shared by every built-in format (each format's ``notes`` repeats what is
+specific to it):
+
+* A label counts only at the start of a line (column 1). ``Answer:`` in the middle of a
+  thought is text; an indented ``  Action:`` is text.
+* Only ``\\n`` (and ``\\r\\n``) ends a line. ``\\r``, ``\\x85``, ``\\u2028`` and the other
+  Unicode line breaks are ordinary characters inside a line, so a label after one of
+  them is never a label.
+* Any number of blank lines may stand between blocks; a blank line ends a value, so
+  text after a blank line must start with a label (answers and ``Action Input`` are
+  the exception: they run to the end, blank lines included).
+* A label may be followed by its value on the same line (any spacing after the colon,
+  also none) or on the next line(s).
+* A completion may start with unlabelled text: the thought that continues a prompt
+  ending in ``Thought:``.
+* Exactly one action or one final answer per completion, and it comes last. A second
+  action, an action after an answer, or a model-written ``Observation:`` is rejected
+  with a reason saying so.
+"""
+
+from __future__ import annotations
+
+import re
+
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    StrictBool,
+    field_validator,
+    model_validator,
+)
+
+from .family import FAMILIES, Family, family_for, line_start_re, syntax_pairs
+
+__all__ = ["Format", "Labels"]
+
+_LABEL_RE = re.compile(r"^[^\W\d][\w .\-]*$")
+
+
+class Labels(BaseModel):
+    """The label words of a format (without the colon)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    thought: str = "Thought"
+    action: str = "Action"
+    action_input: str | None = None
+    observation: str = "Observation"
+    answer: str | None = "Answer"
+    headers: tuple[str, ...] = ("Question",)
+
+    @field_validator("thought", "action", "action_input", "observation", "answer")
+    @classmethod
+    def _word(cls, v: str | None) -> str | None:
+        if v is not None and not _LABEL_RE.match(v):
+            raise ValueError(
+                f"label {v!r} must start with a letter and use letters, digits, spaces, '.' or '-'"
+                " (write it without the colon)"
+            )
+        return v
+
+    @field_validator("headers")
+    @classmethod
+    def _headers(cls, v: tuple[str, ...]) -> tuple[str, ...]:
+        for h in v:
+            cls._word(h)
+        return v
+
+    def all(self) -> dict[str, str]:
+        """Every label this format uses, by role."""
+        out = {
+            "thought": self.thought,
+            "action": self.action,
+            "observation": self.observation,
+        }
+        if self.action_input:
+            out["action_input"] = self.action_input
+        if self.answer:
+            out["answer"] = self.answer
+        for i, h in enumerate(self.headers):
+            out[f"header{i}"] = h
+        return out
+
+
+class Format(BaseModel):
+    """A dialect of the text protocol, as data (see the module docstring for shared rules)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    name: str
+    description: str = ""
+    notes: str = ""
+    syntax: str = "bracket"
+    arguments: str = "comma"
+    labels: Labels = Field(default_factory=Labels)
+    numbered: StrictBool = False
+    finish_action: str | None = None
+    stop: tuple[str, ...] = ("Observation:",)
+    grammar: str | None = None
+    source: str | None = Field(default=None, exclude=True)
+
+    @field_validator("syntax")
+    @classmethod
+    def _known_syntax(cls, v: str) -> str:
+        known = list(syntax_pairs())
+        if v not in known:
+            raise ValueError(f"Input should be {_one_of(known)}")
+        return v
+
+    @field_validator("arguments")
+    @classmethod
+    def _known_arguments(cls, v: str) -> str:
+        known = list(dict.fromkeys(f.arguments for f in FAMILIES.values()))
+        if v not in known:
+            raise ValueError(f"Input should be {_one_of(known)}")
+        return v
+
+    @model_validator(mode="after")
+    def _consistent(self) -> Format:
+        pairs = syntax_pairs()
+        if self.arguments not in pairs[self.syntax]:
+            raise ValueError(
+                f"syntax {self.syntax!r} does not go with arguments {self.arguments!r}"
+                f" (use one of {sorted(pairs[self.syntax])})"
+            )
+        for role, example in self.family.needs_labels.items():
+            if not getattr(self.labels, role):
+                raise ValueError(
+                    f"syntax {self.syntax!r} needs labels.{role} (e.g. {example!r})"
+                )
+        if self.labels.answer is None and self.finish_action is None:
+            raise ValueError(
+                "a format needs labels.answer or finish_action to write a final answer"
+            )
+        if any(not s for s in self.stop):
+            raise ValueError("stop sequences must not be empty strings")
+        return self
+
+    @property
+    def family(self) -> Family:
+        """The protocol family this format's ``syntax`` + ``arguments`` select."""
+        return family_for(self.syntax, self.arguments)
+
+    def label(self, role: str, n: int | None = None) -> str:
+        """The label text for ``role`` as a writer puts it, colon included."""
+        word = getattr(self.labels, role)
+        if word is None:
+            raise ValueError(f"format {self.name!r} has no {role} label")
+        if self.numbered and role in ("thought", "action", "observation") and n is not None:
+            return f"{word} {n}:"
+        return f"{word}:"
+
+    def label_words(self, *roles: str) -> tuple[str, ...]:
+        """The label words of ``roles`` (every label when none is named), absent ones left out.
+
+        A role is a :class:`Labels` field (``thought``, ``action_input``, ...) or
+        ``headers``; :meth:`Labels.all`'s keys (``header0``) work too.
+        """
+        every = self.labels.all()
+        if not roles:
+            return tuple(every.values())
+        out: list[str] = []
+        for role in roles:
+            if role == "headers":
+                out.extend(self.labels.headers)
+            elif role in every:
+                out.append(every[role])
+            elif role not in Labels.model_fields:
+                raise ValueError(f"unknown label role {role!r}")
+        return tuple(out)
+
+    def line_start_re(self, *roles: str, number: bool = True, colon: bool = True
+                      ) -> re.Pattern[str]:
+        r"""A label of ``roles`` (every label when none is named) at the start of a line.
+
+        The one definition of "this label at a line start": ``(?m)^``, the word (group
+        ``word``), an optional step number (``number=False``: none) and the colon
+        (``colon=False``: none). Only ``\n`` starts a line, as in the grammars.
+        """
+        return line_start_re(self.label_words(*roles), number, colon)
+
+
+def _one_of(values: list[str]) -> str:
+    """Pydantic's wording for a choice: ``'a', 'b' or 'c'``."""
+    quoted = [repr(v) for v in values]
+    return quoted[0] if len(quoted) == 1 else ", ".join(quoted[:-1]) + f" or {quoted[-1]}"

@@ -1,0 +1,20 @@
+"""The abuse operators, one module per abuse family.
+
+Importing this package registers every built-in operator in
+:data:`~reactfuzz.strategies.ABUSES`. The import order below is the registration order,
+which fixes the order of reports and of the study: append, never reorder.
+"""
+
+from __future__ import annotations
+
+# isort: off
+from . import clean
+from . import malformed
+from . import missing
+from . import extra
+from . import injected
+from . import label
+from . import fabricated
+# isort: on
+
+__all__ = ["clean", "extra", "fabricated", "injected", "label", "malformed", "missing"]

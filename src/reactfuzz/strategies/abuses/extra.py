@@ -1,0 +1,69 @@
+"""Extra arguments: one positional too many, an undeclared name, a name given twice."""
+
+from __future__ import annotations
+
+import json
+
+from hypothesis import assume
+from hypothesis import strategies as st
+
+from ...model import Call
+from ...oracle import Expectation
+from ..catalogue import (
+    Context,
+    Writing,
+    multi_arg,
+    register_abuse,
+)
+from ..values import is_free_string
+
+
+@register_abuse(
+    "extra.positional", family="extra",
+    description="one more positional value than the tool takes",
+    why="Python binds it to an optional parameter, or the call dies with TypeError",
+    expects="refused as extra-arg",
+    applies=lambda f: multi_arg(f) and not f.family.named_args,
+    breaks=("classic", "classic-unanchored"),
+)
+def _extra_positional(ctx: Context) -> Writing:
+    base = ctx.call(optional=True)
+    extra = ctx.draw(st.sampled_from(["true", "en", "2", "all"]))
+    intent = Call(base.tool, (*base.args, extra))
+    return Writing(intent, ctx.render(intent))
+
+
+@register_abuse(
+    "extra.undeclared-name", family="extra",
+    description="a named argument the tool does not declare",
+    why="`fn(**kwargs)` raises TypeError; a lenient binder silently drops it",
+    expects="refused as extra-arg (or dropped, if the policy says so)",
+    applies=lambda f: f.family.named_args,
+    breaks_none_because="no classic regex design reads named arguments",
+)
+def _undeclared(ctx: Context) -> Writing:
+    base = ctx.call()
+    key = ctx.draw(st.sampled_from(["expand", "lang", "force", "debug"]))
+    assume(key not in ctx.registry[base.tool].names)
+    intent = Call.named(base.tool, **(base.kwargs() | {key: True}))
+    return Writing(intent, ctx.render(intent))
+
+
+@register_abuse(
+    "extra.duplicate-name", family="extra",
+    description="the same argument name twice with two values",
+    why="json.loads keeps the last value silently: which one did the model mean?",
+    expects="refused (extra-arg / ambiguous); never run",
+    applies=lambda f: f.family.named_args,
+    breaks_none_because="no classic regex design reads named arguments",
+)
+def _duplicate(ctx: Context) -> Writing:
+    base = ctx.call(lambda t: any(is_free_string(t, n) for n in t.required_names),
+                    optional=False)
+    tool = ctx.registry[base.tool]
+    name = next(n for n in tool.required_names if is_free_string(tool, n))
+    text = ctx.render(base)
+    other = json.dumps(f"{base.kwargs()[name]} (2)")
+    text = text[:-1] + f", {json.dumps(name)}: {other}}}"
+    return Writing(base, text, Expectation(frozenset({"extra-arg", "ambiguous", "unparseable"}),
+                                          allow_intended=False, note="a name given twice"))

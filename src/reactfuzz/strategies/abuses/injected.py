@@ -1,0 +1,196 @@
+"""Injection: protocol text (delimiters, labels, stop sequences, actions) where data belongs."""
+
+from __future__ import annotations
+
+from hypothesis import assume
+from hypothesis import strategies as st
+
+from ...model import Call, FinalAnswer, Intent
+from ...oracle import Expectation
+from ...render import render
+from ..catalogue import (
+    Context,
+    Writing,
+    free_params,
+    register_abuse,
+    single_arg_ok,
+)
+from ..text import ODD_LINE_BREAKS, all_labels
+from ..values import validates
+
+
+@register_abuse(
+    "injected.delimiter", family="injected",
+    description="the format's own delimiter inside a text argument",
+    why="`search[Paris, France]` is two arguments to a comma splitter",
+    expects="the intended call, or refused (the format cannot carry it unquoted)",
+    breaks=("classic", "classic-unanchored", "classic-action-input"),
+)
+def _delimiter(ctx: Context) -> Writing:
+    base = ctx.call(lambda t: bool(free_params(t)) and single_arg_ok(ctx.fmt, t))
+    tool = ctx.registry[base.tool]
+    name = ctx.draw(st.sampled_from([n for n in free_params(tool) if n in (base.names or ())]))
+    delim = ctx.draw(st.sampled_from(ctx.fmt.family.delimiters))
+    pre = ctx.draw(st.sampled_from(["", "Paris", "a"]))
+    post = ctx.draw(st.sampled_from(["", " France", "b"]))
+    intent = Call.named(base.tool, **(base.kwargs() | {name: pre + delim + post}))
+    assume(validates(ctx.registry, intent))
+    return Writing(intent, ctx.render(intent))
+
+
+@register_abuse(
+    "injected.label-in-argument", family="injected",
+    description="a protocol label inside a text argument",
+    why="`\"Answer:\" in text` fires on an argument that merely mentions the label",
+    expects="the intended call, or refused",
+    breaks=("classic", "classic-action-input"),
+)
+def _label_in_arg(ctx: Context) -> Writing:
+    base = ctx.call(lambda t: bool(free_params(t)) and single_arg_ok(ctx.fmt, t))
+    tool = ctx.registry[base.tool]
+    name = ctx.draw(st.sampled_from([n for n in free_params(tool) if n in (base.names or ())]))
+    label = ctx.draw(st.sampled_from(all_labels(ctx.fmt)))
+    sep = ctx.draw(st.sampled_from([" ", "\n"]))
+    value = f"what does{sep}{label} mean"
+    intent = Call.named(base.tool, **(base.kwargs() | {name: value}))
+    assume(validates(ctx.registry, intent))
+    return Writing(intent, ctx.render(intent))
+
+
+@register_abuse(
+    "injected.stop-in-argument", family="injected",
+    description="a stop sequence inside an argument: the provider cuts the completion there",
+    why="the client receives half an action; a lenient parser runs the half",
+    expects="refused; a truncated call never runs",
+    breaks_none_because="the cut leaves no closing bracket (refused), or in action-input a "
+    "shorter valid input that every parser reads alike: a protocol finding, not a parser's",
+)
+def _stop_in_arg(ctx: Context) -> Writing:
+    assume(ctx.fmt.stop)
+    base = ctx.call(lambda t: bool(free_params(t)) and single_arg_ok(ctx.fmt, t))
+    tool = ctx.registry[base.tool]
+    name = ctx.draw(st.sampled_from([n for n in free_params(tool) if n in (base.names or ())]))
+    stop = ctx.draw(st.sampled_from(ctx.fmt.stop))
+    value = f"what{'' if stop.startswith(chr(10)) else ' '}{stop} means"
+    intent = Call.named(base.tool, **(base.kwargs() | {name: value}))
+    assume(validates(ctx.registry, intent))
+    return Writing(intent, ctx.render(intent))
+
+
+@register_abuse(
+    "injected.answer-label-in-thought", family="injected",
+    description="the answer label in the middle of a thought",
+    why="`if \"Answer:\" in text` returns early with a hijacked answer",
+    expects="the intended call",
+    breaks=("classic", "classic-action-input"),
+)
+def _answer_in_thought(ctx: Context) -> Writing:
+    intent = ctx.call(lambda t: single_arg_ok(ctx.fmt, t))
+    word = ctx.fmt.labels.answer or f"{ctx.fmt.finish_action}["
+    label = word if word.endswith("[") else f"{word}:"
+    other = ctx.draw(st.sampled_from(
+        [label, "Answer:", "Final Answer:"] if ctx.fmt.labels.answer else [label]
+    ))
+    thought = f"the docs say {other} maybe{']' if other.endswith('[') else ''}, so check"
+    return Writing(intent, ctx.render(intent, thought=thought))
+
+
+def _other_call(ctx: Context, intent: Call) -> Call:
+    other = ctx.call(lambda t: t.name != intent.tool and single_arg_ok(ctx.fmt, t)
+                     and bool(t.required_names), optional=False)
+    return other
+
+
+@register_abuse(
+    "injected.action-in-thought", family="injected",
+    description="an action of another tool mentioned in the middle of a thought",
+    why="an unanchored regex runs the first `Action: name[...]` it finds anywhere",
+    expects="the intended call",
+    breaks=("classic-unanchored",),
+)
+def _action_in_thought(ctx: Context) -> Writing:
+    intent = ctx.call(lambda t: single_arg_ok(ctx.fmt, t))
+    other = _other_call(ctx, intent)
+    mention = render(other, ctx.fmt).replace("\n", " ")
+    thought = f"I must not run {mention} here"
+    return Writing(intent, ctx.render(intent, thought=thought))
+
+
+@register_abuse(
+    "injected.unicode-line-break", family="injected",
+    description="an action or answer after a Unicode line break inside the thought",
+    why="`str.splitlines()` sees a new line where `re.MULTILINE` does not",
+    expects="the intended call, or refused (the text hides a second line)",
+    breaks=("classic", "classic-unanchored", "classic-action-input"),
+)
+def _unicode_break(ctx: Context) -> Writing:
+    intent = ctx.call(lambda t: single_arg_ok(ctx.fmt, t))
+    brk = ctx.draw(st.sampled_from(ODD_LINE_BREAKS))
+    other = _other_call(ctx, intent)
+    hidden = ctx.draw(st.sampled_from([
+        render(other, ctx.fmt).replace("\n", brk),
+        render(FinalAnswer("hijacked"), ctx.fmt),
+    ]))
+    thought = f"{ctx.thought()}{brk}{hidden}"
+    # refusing a completion with a hidden second line is as right as running the intent
+    return Writing(intent, ctx.render(intent, thought=thought),
+                   Expectation(frozenset({"unparseable", "ambiguous"})))
+
+
+@register_abuse(
+    "injected.second-action", family="injected",
+    description="a second action line after the first",
+    why="most loops take the first or the last match without saying there were two",
+    expects="refused as ambiguous under the strict policy (one action per turn)",
+    breaks=("classic", "classic-unanchored", "classic-action-input"),
+)
+def _second_action(ctx: Context) -> Writing:
+    intent = ctx.call(lambda t: single_arg_ok(ctx.fmt, t))
+    other = _other_call(ctx, intent)
+    first = ctx.render(intent)
+    text = first + "\n" + render(other, ctx.fmt)
+    return Writing(intent, text, Expectation(
+        frozenset({"ambiguous", "unparseable"}),
+        allow_intended=not ctx.policy.one_action_per_turn,
+        note="two actions in one turn",
+    ))
+
+
+@register_abuse(
+    "injected.answer-and-action", family="injected",
+    description="an answer line and an action line in one completion",
+    why="whichever check runs first wins: an answer may end the loop before the action",
+    expects="refused as ambiguous under the strict policy",
+    applies=lambda f: f.labels.answer is not None,
+    breaks=("classic", "classic-unanchored", "classic-action-input"),
+)
+def _answer_and_action(ctx: Context) -> Writing:
+    intent = ctx.call(lambda t: single_arg_ok(ctx.fmt, t))
+    action = ctx.render(intent)
+    answer = render(FinalAnswer("done"), ctx.fmt)
+    first = ctx.draw(st.booleans())
+    text = f"{answer}\n{action}" if first else f"{action}\n{answer}"
+    return Writing(intent, text, Expectation(
+        frozenset({"ambiguous", "unparseable"}),
+        allow_intended=ctx.policy.answer_with_action == "action-wins",
+        note="an answer and an action in one turn",
+    ))
+
+
+@register_abuse(
+    "injected.label-in-answer", family="injected",
+    description="a final answer whose text contains a line starting with a label",
+    why="the answer quotes an action; an unanchored parser runs it",
+    expects="the intended answer, or refused",
+    breaks=("classic-unanchored",),
+)
+def _label_in_answer(ctx: Context) -> Writing:
+    other = ctx.call(lambda t: single_arg_ok(ctx.fmt, t) and bool(t.required_names),
+                     optional=False)
+    quoted = render(other, ctx.fmt)
+    if ctx.fmt.labels.answer is None:
+        quoted = quoted.replace("\n", " ")
+        intent: Intent = FinalAnswer(f"do not {quoted}")
+    else:
+        intent = FinalAnswer(f"done\n{quoted}")
+    return Writing(intent, ctx.render(intent))

@@ -1,0 +1,147 @@
+"""Malformed arguments: wrong types, unbalanced brackets and quotes, trailing text, bad JSON."""
+
+from __future__ import annotations
+
+import re
+
+from hypothesis import assume
+from hypothesis import strategies as st
+
+from ...model import Call
+from ...oracle import Expectation
+from ...render import encode_text
+from ..catalogue import (
+    ANY_REFUSAL,
+    Context,
+    Writing,
+    free_params,
+    multi_arg,
+    register_abuse,
+    single_arg_ok,
+    typed_params,
+)
+from ..values import argument_values, validates
+
+
+@register_abuse(
+    "malformed.wrong-type", family="malformed",
+    description="a typed argument (date, number, enum, pattern, path) gets a near-valid string",
+    why="regex parsers pass text through; only a schema knows 'last July' is not a date",
+    expects="refused as malformed-arg",
+    breaks=("classic", "classic-unanchored", "classic-action-input"),
+)
+def _wrong_type(ctx: Context) -> Writing:
+    base = ctx.call(lambda t: bool(typed_params(t)) and single_arg_ok(ctx.fmt, t), optional=False)
+    tool = ctx.registry[base.tool]
+    candidates = [n for n in typed_params(tool) if n in (base.names or ())]
+    assume(candidates)
+    name = ctx.draw(st.sampled_from(candidates))
+    bad = ctx.draw(argument_values(tool, name, valid=False))
+    kwargs = base.kwargs() | {name: bad}
+    intent = Call.named(base.tool, **kwargs)
+    assume(not validates(ctx.registry, intent))
+    return Writing(intent, ctx.render(intent))
+
+
+@register_abuse(
+    "malformed.unbalanced-bracket", family="malformed",
+    description="the argument list loses its closing bracket or gains an opening one",
+    why="a greedy `(.*)\\]` runs whatever lies between the first `[` and the last `]`",
+    expects="the intended call, or refused (unparseable)",
+    applies=lambda f: f.family.open is not None,
+    breaks=("classic", "classic-unanchored"),
+)
+def _unbalanced_bracket(ctx: Context) -> Writing:
+    intent = ctx.call(lambda t: bool(t.required_names) and single_arg_ok(ctx.fmt, t),
+                      optional=False)
+    text = ctx.render(intent)
+    close, open_ = ctx.fmt.family.close, ctx.fmt.family.open
+    assert close is not None and open_ is not None
+    where = text.rfind(close)
+    how = ctx.draw(st.sampled_from(["drop-close", "extra-open", "close-early"]))
+    if how == "drop-close":
+        text = text[:where] + text[where + 1 :]
+    elif how == "extra-open":
+        text = text[:where] + open_ + text[where:]
+    else:
+        start = text.find(open_, text.find(ctx.fmt.labels.action + ":"))
+        text = text[: start + 1] + close + text[start + 1 :]
+    return Writing(intent, text, Expectation(frozenset({"unparseable", "malformed-arg"})))
+
+
+@register_abuse(
+    "malformed.unbalanced-quote", family="malformed",
+    description="a quote opens inside an argument and never closes",
+    why="parsers that do not quote pass the stray quote on as part of the value",
+    expects="the intended call, or refused (unparseable / malformed-arg)",
+    breaks=("classic", "classic-unanchored"),
+)
+def _unbalanced_quote(ctx: Context) -> Writing:
+    intent = ctx.call(lambda t: bool(free_params(t)) and single_arg_ok(ctx.fmt, t),
+                      optional=False)
+    text = ctx.render(intent)
+    free = [n for n in (intent.names or ()) if n in free_params(ctx.registry[intent.tool])]
+    value = encode_text(intent.kwargs()[free[0]])
+    at = ctx.fmt.family.args_start(text, ctx.fmt)
+    head, action = text[:at], text[at:]
+    action = action.replace(ctx.fmt.family.written_value(value), '"' + value, 1)
+    text = head + action
+    return Writing(intent, text, Expectation(frozenset({"unparseable", "malformed-arg"})))
+
+
+@register_abuse(
+    "malformed.empty", family="malformed",
+    description="an argument is written empty",
+    why="an empty string is valid text for a regex but rarely for the tool",
+    expects="what the schema says of an empty value: run it, or refuse",
+    applies=multi_arg,
+    breaks=("classic", "classic-unanchored"),
+)
+def _empty(ctx: Context) -> Writing:
+    base = ctx.call(lambda t: bool(t.required_names), optional=False)
+    name = ctx.draw(st.sampled_from(list(base.names or ())))
+    intent = Call.named(base.tool, **(base.kwargs() | {name: ""}))
+    return Writing(intent, ctx.render(intent))
+
+
+@register_abuse(
+    "malformed.trailing-text", family="malformed",
+    description="text follows the action on its line",
+    why="an unanchored or greedy regex keeps going to the last `]` on the line",
+    expects="the intended call, or refused (unparseable)",
+    breaks=("classic", "classic-unanchored", "classic-action-input"),
+)
+def _trailing_text(ctx: Context) -> Writing:
+    intent = ctx.call(lambda t: single_arg_ok(ctx.fmt, t), optional=False)
+    text = ctx.render(intent)
+    tail = ctx.draw(st.sampled_from([" please", " (see [1])", " and then Answer: done", "]"]))
+    at = ctx.fmt.family.action_line_end(text, ctx.fmt)
+    text = text[:at] + tail + text[at:]
+    # the trailing text may end up in the tool name (action-input): unknown-tool is right too
+    return Writing(intent, text, Expectation(ANY_REFUSAL | {"unknown-tool"}))
+
+
+@register_abuse(
+    "malformed.invalid-json", family="malformed",
+    description="the JSON arguments are not JSON (single quotes, trailing comma, bare key)",
+    why="lenient decoders guess; a guess is a call nobody validated",
+    expects="the intended call, or refused (unparseable)",
+    applies=lambda f: f.family.json_arguments,
+    breaks_none_because="no classic regex design reads JSON arguments",
+)
+def _invalid_json(ctx: Context) -> Writing:
+    intent = ctx.call(lambda t: bool(t.required_names), optional=False)
+    text = ctx.render(intent)
+    how = ctx.draw(st.sampled_from(["single-quotes", "trailing-comma", "bare-key", "python"]))
+    start = text.find("{")
+    blob = text[start:]
+    if how == "single-quotes":
+        blob = blob.replace('"', "'")
+    elif how == "trailing-comma":
+        blob = blob[:-1] + ", }"
+    elif how == "bare-key":
+        blob = re.sub(r'"(\w+)":', r"\1:", blob, count=1)
+    else:
+        blob = blob.replace("true", "True").replace("null", "None").replace('"', "'")
+    return Writing(intent, text[:start] + blob,
+                   Expectation(frozenset({"unparseable", "malformed-arg"})))

@@ -1,0 +1,202 @@
+"""Argument values from a tool's JSON schema, valid calls and intents.
+
+Values come from small pools where a pool is as good as the whole domain (one choice
+each: generation stays cheap and shrinks to the simplest value), and from near-valid
+strings a schema refuses (a date that is not a date, ``../``).
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import re
+from collections.abc import Sequence
+from functools import lru_cache
+from typing import Any
+
+from hypothesis import assume
+from hypothesis import strategies as st
+from pydantic import ValidationError
+
+from ..model import Call, FinalAnswer, Intent
+from ..tools import Tool, ToolRegistry
+from .text import plain_text
+
+__all__ = [
+    "argument_values",
+    "intents",
+    "is_free_string",
+    "prop_kind",
+    "schema_properties",
+    "valid_calls",
+    "validates",
+]
+
+
+def prop_kind(prop: dict[str, Any]) -> str:
+    if "enum" in prop:
+        return "enum"
+    types = prop.get("type")
+    if isinstance(types, list):
+        types = next((t for t in types if t != "null"), "string")
+    if prop.get("anyOf"):
+        inner = [p for p in prop["anyOf"] if p.get("type") != "null"]
+        return prop_kind(inner[0]) if inner else "string"
+    if types == "string" and prop.get("format") == "date":
+        return "date"
+    if types == "string" and "pattern" in prop:
+        return "pattern"
+    return {"integer": "int", "number": "float", "boolean": "bool", "array": "list"}.get(
+        str(types), "string"
+    )
+
+
+@lru_cache(maxsize=256)
+def schema_properties(tool: Tool) -> dict[str, dict[str, Any]]:
+    return dict(tool.json_schema().get("properties", {}))
+
+
+def is_free_string(tool: Tool, name: str) -> bool:
+    return prop_kind(schema_properties(tool).get(name, {})) == "string"
+
+
+_ID_ALPHABET = st.characters(
+    codec="ascii", categories=("Lu", "Ll", "Nd"), include_characters="_@.-"
+)
+
+
+def _id_suffixes(n: int = 97) -> tuple[str, ...]:
+    """Alphanumeric id tails, simplest first (one choice each: cheap, shrinks to "0")."""
+    import random as _random
+    import string
+
+    rng = _random.Random(1)
+    alnum = string.digits + string.ascii_letters
+    out = ["0", "1", "a", "A"]
+    while len(out) < n:
+        out.append("".join(rng.choice(alnum) for _ in range(rng.randint(1, 10))))
+    return tuple(dict.fromkeys(out))
+
+
+_ID_SUFFIXES = _id_suffixes()
+
+_DATES = tuple(_dt.date(2000, 1, 1) + _dt.timedelta(days=97 * i) for i in range(48))
+_AMOUNTS = (1.0, 0.5, 12.5, 99.99, 100.0, 250.0, 0.01, 1000.0, 42.0, 7.25, -1.0, 0.0)
+_PATTERN_CANDIDATES = (
+    "a@b.co", "bob@example.com", "x@y.z", "ana.li@mail.example.org", "ops@acme.io",
+    "0@0.0", "a", "x", "A1", "abc", "2026-07-01", "INV-2041", "ch_1", "cus_1", "a.b", "a-b",
+)
+
+
+_NEAR_VALID: dict[str, tuple[str, ...]] = {
+    "date": ("last July", "2026-13-01", "2026/07/01", "07/01/2026", "yesterday", ""),
+    "int": ("abc", "1.5", "one", "", "1e3"),
+    "float": ("abc", "lots", "", "1,5", "-5"),
+    "bool": ("maybe", "2", ""),
+    "enum": ("kelvin", "Metric", "", "other"),
+    "pattern": ("INV-2041", "", "cus 8812", "../../etc/passwd"),
+    "string": ("../../etc/passwd", "/etc/passwd"),
+    "list": ("a", ""),
+}
+
+
+def argument_values(
+    tool: Tool, name: str, *, valid: bool = True
+) -> st.SearchStrategy[Any]:
+    """Values for one parameter: valid ones (from its schema), or near-valid ones that a
+    schema refuses (a date that is not a date, an id that breaks its pattern, ``../``)."""
+    return _argument_values(tool, name, valid)
+
+
+@lru_cache(maxsize=1024)
+def _argument_values(tool: Tool, name: str, valid: bool) -> st.SearchStrategy[Any]:
+    prop = schema_properties(tool).get(name, {})
+    kind = prop_kind(prop)
+    if not valid:
+        return st.sampled_from(_NEAR_VALID[kind])
+    if kind == "enum":
+        return st.sampled_from(prop["enum"])
+    # Pools drawn in one choice where a pool is as good as the full domain: a parser cannot
+    # tell one date or amount from another, and fewer choices per scenario make generation
+    # several times cheaper (Hypothesis's cost is per choice). Pools start with the
+    # simplest value, so shrinking still lands on it.
+    if kind == "date":
+        return st.sampled_from(_DATES)
+    if kind == "pattern":
+        # ordinary characters only: a delimiter inside a valid id is the injection
+        # operators' business, so each finding is attributed to the operator that made it
+        pattern = prop["pattern"]
+        literal = re.match(r"\^([A-Za-z0-9_-]+)\[A-Za-z0-9\]\+\$$", pattern)
+        if literal is not None:  # the common `^prefix_[A-Za-z0-9]+$`: cheaper than from_regex
+            prefix = literal.group(1)
+            return st.sampled_from(_ID_SUFFIXES).map(lambda s: prefix + s)
+        compiled = re.compile(pattern)
+        fitting = [c for c in _PATTERN_CANDIDATES if compiled.fullmatch(c)]
+        if len(fitting) >= 3:  # e.g. emails: a few real-looking ones are enough
+            return st.sampled_from(fitting)
+        return st.from_regex(pattern, fullmatch=True, alphabet=_ID_ALPHABET)
+    if kind == "int":
+        return st.integers(prop.get("minimum", -(10**6)), prop.get("maximum", 10**6))
+    if kind == "float":
+        lo, hi = prop.get("minimum", float("-inf")), prop.get("maximum", float("inf"))
+        xlo = prop.get("exclusiveMinimum", float("-inf"))
+        xhi = prop.get("exclusiveMaximum", float("inf"))
+        amounts = [v for v in _AMOUNTS if lo <= v <= hi and xlo < v < xhi]
+        if amounts:
+            return st.sampled_from(amounts)
+        return st.floats(max(lo, xlo), min(hi, xhi), exclude_min=xlo > lo,
+                         exclude_max=xhi < hi, allow_nan=False)
+    if kind == "bool":
+        return st.booleans()
+    if kind == "list":
+        return st.lists(plain_text(), max_size=3)
+    return plain_text()
+
+
+def validates(registry: ToolRegistry, call: Call) -> bool:
+    try:
+        registry.validate(call.tool, call.kwargs())
+    except (ValidationError, Exception):
+        return False
+    return True
+
+
+@st.composite
+def valid_calls(
+    draw: st.DrawFn,
+    registry: ToolRegistry,
+    *,
+    tools: Sequence[str] | None = None,
+    optional: bool | None = None,
+) -> Call:
+    """A call valid against its tool's schema, with named arguments in declared order.
+
+    ``optional=None`` lets each defaulted parameter be given or left out; ``True`` gives
+    all, ``False`` none.
+    """
+    names = list(tools) if tools is not None else list(registry.names())
+    tool = registry[draw(st.sampled_from(names))]
+    n_optional = len(tool.parameters) - len(tool.required_names)
+    if optional is None:  # how many defaulted parameters to give, in order (one choice)
+        give_optional = draw(st.integers(0, n_optional)) if n_optional else 0
+    else:
+        give_optional = n_optional if optional else 0
+    kwargs: dict[str, Any] = {}
+    for p in tool.parameters:
+        if not p.required:
+            if give_optional == 0:
+                break  # later optional values would shift in positional formats
+            give_optional -= 1
+        kwargs[p.name] = draw(argument_values(tool, p.name))
+    call = Call.named(tool.name, **kwargs)
+    assume(validates(registry, call))
+    return call
+
+
+def intents(
+    registry: ToolRegistry, *, answers: bool = True, tools: Sequence[str] | None = None
+) -> st.SearchStrategy[Intent]:
+    """What a model means: a valid call from the registry, or (with ``answers``) an answer."""
+    calls = valid_calls(registry, tools=tools)
+    if not answers:
+        return calls
+    return st.one_of(calls, plain_text().map(FinalAnswer))
