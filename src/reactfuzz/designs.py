@@ -5,21 +5,121 @@ The built-in designs are the ones the toolkit compares: the classic loops (regex
 dispatch in a bracket and in a JSON format. :func:`decision_table` runs the abuses that
 decide between a parser and a schema through each of them; ``docs/concepts.md`` shows
 that table, written by ``python -m reactfuzz.docgen`` (a test keeps it current).
+
+:func:`decide` is how every part of reactfuzz turns one completion into an outcome (parse
+once, then dispatch): the designs here, each step of the ReAct loop, and the engine's
+example pipeline, which adds the oracle's verdict and the checks on top. :class:`Reading`
+is the format's reference reading of a completion (grammar + typed dispatch), computed on
+first use and at most once, for whoever needs it (the oracle's cause, the checks).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
-from .dispatch import Outcome, get_dispatcher
+from .dispatch import Crashed, Dispatcher, Outcome, bind_typed, get_dispatcher
+from .errors import ReactfuzzError
 from .formats import Format, get_format
+from .grammars import grammar_parse
 from .model import Call, Intent, Step
 from .oracle import STRICT, Policy, Verdict, judge, oracle
 from .parsers import get_parser
 from .render import render
 from .tools import ToolRegistry, default_registry
 
-__all__ = ["BUILTIN_DESIGNS", "DECISION_CASES", "Design", "Trial", "decision_table"]
+__all__ = [
+    "BUILTIN_DESIGNS",
+    "DECISION_CASES",
+    "Decision",
+    "Design",
+    "ParserFailed",
+    "Reading",
+    "Trial",
+    "decide",
+    "decision_table",
+]
+
+
+class ParserFailed(Exception):
+    """A parser failure already described as data (a worker's crash, a timeout).
+
+    Raised by a parse function handed to :func:`decide`, it becomes a ``crashed`` outcome
+    named ``exc_type`` rather than one named after this class.
+    """
+
+    def __init__(self, exc_type: str, message: str) -> None:
+        super().__init__(f"{exc_type}: {message}")
+        self.exc_type = exc_type
+        self.message = message
+
+
+@dataclass(frozen=True)
+class Decision:
+    """What a design made of one completion: the Step (``None`` if parsing failed) and the
+    Outcome."""
+
+    step: Step | None
+    outcome: Outcome
+
+
+def decide(
+    text: str, parse: Callable[[str], Step], dispatch: Dispatcher, registry: ToolRegistry
+) -> Decision:
+    """Parse ``text`` once and dispatch the Step against ``registry``.
+
+    An exception from the parser or the dispatcher is the design crashing (a ``crashed``
+    outcome), except reactfuzz's own usage errors, which are the caller's to see.
+    """
+    try:
+        step = parse(text)
+    except ReactfuzzError:
+        raise
+    except ParserFailed as e:
+        return Decision(None, Crashed(e.exc_type, e.message))
+    except Exception as e:
+        return Decision(None, Crashed(type(e).__name__, str(e)))
+    try:
+        return Decision(step, dispatch(step, registry))
+    except ReactfuzzError:
+        raise
+    except Exception as e:
+        return Decision(step, Crashed(type(e).__name__, str(e)))
+
+
+class Reading:
+    """The format's reference reading of one completion, each part computed once, on use.
+
+    ``step`` is the grammar's Step; ``outcome`` is what typed dispatch makes of it
+    (nothing runs). A caller that already holds the grammar's Step (the grammar is the
+    parser under test) hands it in and no second parse happens.
+    """
+
+    def __init__(self, completion: str, fmt: Format, registry: ToolRegistry,
+                 step: Step | None = None) -> None:
+        self.completion = completion
+        self.fmt = fmt
+        self.registry = registry
+        self._step = step
+        self._outcome: Outcome | None = None
+
+    @property
+    def parsed(self) -> bool:
+        """Whether the grammar's Step is at hand (given, or parsed already)."""
+        return self._step is not None
+
+    @property
+    def step(self) -> Step:
+        """The grammar's Step (parsed on first use)."""
+        if self._step is None:
+            self._step = grammar_parse(self.completion, self.fmt)
+        return self._step
+
+    def outcome(self) -> Outcome:
+        """What typed dispatch decides for the grammar's Step (bound on first use)."""
+        if self._outcome is None:
+            self._outcome = bind_typed(self.step, self.registry)
+        return self._outcome
 
 
 @dataclass(frozen=True)
@@ -37,10 +137,15 @@ class Design:
         """The design's Format."""
         return get_format(self.format)
 
-    def run(self, completion: str, registry: ToolRegistry) -> tuple[Step, Outcome]:
-        """Parse and dispatch one completion."""
-        step = get_parser(self.parser, self.fmt).parse(completion)
-        return step, get_dispatcher(self.dispatcher)(step, registry)
+    def decide(self, completion: str, registry: ToolRegistry) -> Decision:
+        """Parse and dispatch one completion (see :func:`decide`)."""
+        return decide(completion, get_parser(self.parser, self.fmt).parse,
+                      get_dispatcher(self.dispatcher), registry)
+
+    def run(self, completion: str, registry: ToolRegistry) -> tuple[Step | None, Outcome]:
+        """Parse and dispatch one completion: the Step and the Outcome."""
+        d = self.decide(completion, registry)
+        return d.step, d.outcome
 
 
 BUILTIN_DESIGNS: dict[str, Design] = {
@@ -73,7 +178,7 @@ class Trial:
     case: str
     design: str
     completion: str
-    step: Step
+    step: Step | None
     outcome: Outcome
     verdict: Verdict
 
@@ -115,10 +220,11 @@ def decision_table(
             registry = default_registry()
             quoted = case.endswith("(quoted)")
             text = render(intent, design.fmt, thought="I will use a tool.", quote=quoted)
-            step, outcome = design.run(text, registry)
+            decision = design.decide(text, registry)
             acceptable = oracle(intent, design.fmt, registry, policy, quoted=quoted)
-            verdict = judge(outcome, acceptable, registry, completion=text, fmt=design.fmt)
-            trials.append(Trial(case, name, text, step, outcome, verdict))
+            verdict = judge(decision.outcome, acceptable, registry, completion=text,
+                            fmt=design.fmt)
+            trials.append(Trial(case, name, text, decision.step, decision.outcome, verdict))
     return trials
 
 

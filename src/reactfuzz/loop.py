@@ -51,8 +51,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Literal, get_args
 
+from .designs import decide
 from .dispatch import Crashed, Dispatcher, Executed, Finished, Outcome, Rejected, get_dispatcher
-from .errors import ReactfuzzError, UsageError
+from .errors import UsageError
 from .formats import Format, get_format
 from .llm import Completion, CompletionModel
 from .model import Call, Step
@@ -322,12 +323,13 @@ def run(
         completion = llm.complete(prompt, stop=stops)
         text = completion.text
         recorded = len(registry.results)
-        step, outcome = _decide(
+        decision = decide(
             text if parse_scope == "completion" else prompt + text,
-            the_parser,
+            the_parser.parse,
             dispatch,
             registry,
         )
+        step, outcome = decision.step, decision.outcome
 
         observation: str | None = None
         finished = False
@@ -391,24 +393,6 @@ def run(
         end=end,
         answer=answer,
     )
-
-
-def _decide(
-    text: str, parser: Parser, dispatch: Dispatcher, registry: ToolRegistry
-) -> tuple[Step | None, Outcome]:
-    """Parse and dispatch; an exception (other than reactfuzz's own) is the loop crashing."""
-    try:
-        step = parser.parse(text)
-    except ReactfuzzError:
-        raise
-    except Exception as e:
-        return None, Crashed(type(e).__name__, str(e))
-    try:
-        return step, dispatch(step, registry)
-    except ReactfuzzError:
-        raise
-    except Exception as e:
-        return step, Crashed(type(e).__name__, str(e))
 
 
 def _observation_of(

@@ -11,6 +11,7 @@ names the verdict, its severity and the argument or label responsible.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -265,22 +266,26 @@ def _cause(
     registry: ToolRegistry,
     completion: str | None,
     fmt: Format | None,
+    reading: Callable[[], Outcome] | None = None,
 ) -> Literal["design", "protocol"]:
     """``protocol`` when the format's own reading of the text (grammar + typed) is exactly
     what happened: the design did what the text says, and the text or the format is at
     fault (an unquoted comma, a bracket that is content in ``paper``, a stop-sequence cut)."""
     if completion is None or fmt is None:
         return "design"
-    reading = bind_typed(grammar_parse(completion, fmt), registry)
-    if isinstance(observed, Executed) and isinstance(reading, Executed):
+    if reading is None:
+        typed = bind_typed(grammar_parse(completion, fmt), registry)
+    else:  # the caller's reference reading of this completion, computed at most once
+        typed = reading()
+    if isinstance(observed, Executed) and isinstance(typed, Executed):
         ran = observed.call
         try:
             ran = registry.validate(ran.tool, ran.kwargs()) if ran.names else ran
         except Exception:
             return "design"
-        return "protocol" if reading.call.same_as(ran) else "design"
-    if isinstance(observed, Finished) and isinstance(reading, Finished):
-        return "protocol" if reading.answer == observed.answer else "design"
+        return "protocol" if typed.call.same_as(ran) else "design"
+    if isinstance(observed, Finished) and isinstance(typed, Finished):
+        return "protocol" if typed.answer == observed.answer else "design"
     return "design"
 
 
@@ -302,8 +307,13 @@ def judge(
     *,
     completion: str | None = None,
     fmt: Format | str | None = None,
+    reading: Callable[[], Outcome] | None = None,
 ) -> Verdict:
-    """Compare what a design did with what the oracle accepts."""
+    """Compare what a design did with what the oracle accepts.
+
+    ``reading``, when given, returns what grammar + typed dispatch make of ``completion``
+    (the format's reference reading); it is called only if the cause must be settled.
+    """
     fmt_obj = get_format(fmt) if fmt is not None else None
     intent = acceptable.intent
     if isinstance(observed, Crashed):
@@ -314,7 +324,7 @@ def judge(
         ran = observed.call
         if isinstance(intent, FinalAnswer):
             return Verdict("wrong-call", f"ran {ran} where the model meant to answer",
-                           cause=_cause(observed, registry, completion, fmt_obj))
+                           cause=_cause(observed, registry, completion, fmt_obj, reading))
         try:
             normalized = registry.validate(ran.tool, ran.kwargs()) if ran.names else None
         except ValidationError as e:
@@ -331,7 +341,7 @@ def judge(
             return Verdict("ok", f"{ran} validates to the intended call")
         if ran.tool != intent.tool:
             return Verdict("wrong-call", f"ran {ran.tool} instead of {intent.tool}: {ran}",
-                           cause=_cause(observed, registry, completion, fmt_obj))
+                           cause=_cause(observed, registry, completion, fmt_obj, reading))
         if not acceptable.calls and (normalized or ran).same_as(
             _bound(intent, registry) or intent
         ):
@@ -339,14 +349,14 @@ def judge(
                            f" {acceptable.reason}")
         meant = acceptable.calls[0] if acceptable.calls else intent
         diff = _arg_diff(normalized or ran, meant)
-        cause = _cause(observed, registry, completion, fmt_obj)
+        cause = _cause(observed, registry, completion, fmt_obj, reading)
         note = " (the text says exactly this: the format cannot carry the intent)" if (
             cause == "protocol"
         ) else ""
         return Verdict("wrong-call", f"ran the wrong {ran.tool} call: {diff}{note}", cause=cause)
     if isinstance(observed, Finished):
         where = _label_responsible(completion, fmt_obj)
-        cause = _cause(observed, registry, completion, fmt_obj)
+        cause = _cause(observed, registry, completion, fmt_obj, reading)
         if isinstance(intent, FinalAnswer):
             return Verdict(
                 "hijacked-answer",
