@@ -30,14 +30,14 @@ def classic_run():
 
 
 def test_classic_bracket_has_the_three_critical_kinds(classic_run) -> None:
-    verdicts = {f.verdict for f in classic_run.findings}
+    verdicts = {f.failure for f in classic_run.findings}
     assert {"wrong-call", "crash", "hijacked-answer"} <= verdicts
     assert classic_run.exit_code == 1
 
 
 def test_findings_are_minimal(classic_run) -> None:
     delimiter = [f for f in classic_run.findings if f.abuse == "injected.delimiter"
-                 and f.verdict == "crash"]
+                 and f.failure == "crash"]
     assert delimiter and delimiter[0].completion.endswith("Action: search[,]")
     for f in classic_run.findings:
         assert len(f.completion) < 200, f.completion
@@ -86,10 +86,10 @@ def test_baseline_absorbs_known_findings(tmp_path: Path) -> None:
 
 def test_interrupt_keeps_findings(tmp_path: Path, monkeypatch) -> None:
     """Ctrl-C during the second operator: the first operator's findings are on disk."""
-    import reactfuzz.engine as engine
+    import reactfuzz.engine.search as search
 
     calls = {"n": 0}
-    real = engine._search
+    real = search.search
 
     def interrupting(*args, **kwargs):
         calls["n"] += 1
@@ -97,7 +97,7 @@ def test_interrupt_keeps_findings(tmp_path: Path, monkeypatch) -> None:
             raise KeyboardInterrupt
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(engine, "_search", interrupting)
+    monkeypatch.setattr(search, "search", interrupting)
     corpus = tmp_path / "c"
     run = run_fuzz(small(corpus=str(corpus), abuses=["injected.delimiter",
                                                        "injected.second-action"]))
@@ -117,7 +117,7 @@ def test_user_parser_in_a_temporary_directory_is_fuzzed_unchanged(tmp_path: Path
     '''))
     run = run_fuzz(FuzzConfig(targets=["tutorial_agent:parse"], format="action-input",
                               seed=3, max_examples=15, corpus=None, cwd=str(tmp_path)))
-    verdicts = {f.verdict for f in run.findings}
+    verdicts = {f.failure for f in run.findings}
     assert "crash" in verdicts  # m is None -> AttributeError
     assert any("AttributeError" in f.explanation for f in run.findings)
 
@@ -133,10 +133,10 @@ def test_custom_check_is_registered_and_can_fail() -> None:
     try:
         run = run_fuzz(small(targets=["grammar"], checks=["search-only"],
                              abuses=["clean.render"]))
-        assert {(f.check, f.verdict) for f in run.findings} == {("search-only", "not-search")}
+        assert {(f.check, f.failure) for f in run.findings} == {("search-only", "not-search")}
         assert "Action: " in run.findings[0].completion
     finally:
-        del CHECKS["search-only"]
+        CHECKS.remove("search-only")
 
 
 def test_unknown_check_abuse_and_target_are_usage_errors() -> None:
@@ -190,9 +190,9 @@ def test_every_corpus_member_reproduces(path: Path) -> None:
 
 def test_interrupt_mid_operator_keeps_its_unshrunk_failures(tmp_path: Path, monkeypatch) -> None:
     """Ctrl-C inside an operator's search: what it had recorded so far is kept, unshrunk."""
-    import reactfuzz.engine as engine
+    import reactfuzz.engine.search as search
 
-    real_examine = engine.examine
+    real_examine = search.examine
     seen = {"failures": 0}
 
     def examine_then_interrupt(*args, **kwargs):
@@ -203,10 +203,125 @@ def test_interrupt_mid_operator_keeps_its_unshrunk_failures(tmp_path: Path, monk
                 raise KeyboardInterrupt
         return ex
 
-    monkeypatch.setattr(engine, "examine", examine_then_interrupt)
+    monkeypatch.setattr(search, "examine", examine_then_interrupt)
     corpus = tmp_path / "c"
     run = run_fuzz(small(corpus=str(corpus), abuses=["injected.delimiter"]))
     assert run.interrupted and run.findings
     assert all(not f.shrunk for f in run.findings)
     assert run.examples > 0
     assert len(list(corpus.glob("*.json"))) == len(run.findings)
+
+
+# --- one example pipeline, typed events, honest finding fields ---------------------------
+
+
+def _scenario(completion: str):
+    from reactfuzz.model import Call
+    from reactfuzz.oracle import oracle
+    from reactfuzz.strategies import Scenario
+    from reactfuzz.tools import default_registry
+
+    intent = Call.named("send_email", to="bob@example.com", subject="Hi, Bob")
+    acceptable = oracle(intent, "bracket", default_registry())
+    return Scenario("bracket", "injected.delimiter", intent, completion, completion,
+                    acceptable)
+
+
+@pytest.mark.parametrize(("target", "reference_parses"), [("classic-bracket", 1),
+                                                          ("grammar", 0)])
+def test_one_example_reads_the_reference_at_most_once(monkeypatch, target: str,
+                                                      reference_parses: int) -> None:
+    """The grammar's reading is shared by the oracle's cause and every check; the grammar
+    target's own Step is that reading."""
+    import reactfuzz.designs as designs
+    from reactfuzz.checks import get_checks
+    from reactfuzz.engine import examine
+    from reactfuzz.formats import get_format
+    from reactfuzz.targets import load_target
+    from reactfuzz.tools import default_registry
+
+    calls = {"n": 0}
+    real = designs.grammar_parse
+
+    def counting(*args, **kwargs):
+        calls["n"] += 1
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(designs, "grammar_parse", counting)
+    fmt = get_format("bracket")
+    sc = _scenario("Thought: mail him\nAction: send_email[bob@example.com, Hi, Bob]")
+    with load_target(target, fmt) as t:
+        ex = examine(sc, t, fmt, default_registry(), "typed", get_checks(), chunks=[3, 5],
+                     target_is_grammar=target == "grammar")
+    assert ex.verdict.kind == "wrong-call" and ex.verdict.cause == "protocol"
+    assert calls["n"] == reference_parses
+
+
+def test_an_example_that_needs_no_reference_parses_none(monkeypatch) -> None:
+    import reactfuzz.designs as designs
+    from reactfuzz.checks import get_checks
+    from reactfuzz.engine import examine
+    from reactfuzz.formats import get_format
+    from reactfuzz.targets import load_target
+    from reactfuzz.tools import default_registry
+
+    monkeypatch.setattr(designs, "grammar_parse", lambda *a, **k: pytest.fail("parsed"))
+    fmt = get_format("bracket")
+    sc = _scenario('Thought: x\nAction: send_email["bob@example.com", "Hi, Bob"]')
+    with load_target("hardened-bracket", fmt) as t:
+        ex = examine(sc, t, fmt, default_registry(), "typed", get_checks(["no-crash"]))
+    assert ex.verdict.ok
+
+
+def test_events_round_trip_through_plain_data(classic_run) -> None:
+    from reactfuzz.engine import events as ev
+
+    samples = [
+        ev.RunStarted(1, ("classic-bracket",), "bracket", "positional", 3, 4, workers=2),
+        ev.CorpusReplayed("c/x.json", True, "no-crash", "crash"),
+        ev.OperatorStarted("classic-bracket", "label.case"),
+        ev.ExamplesRan("classic-bracket", "label.case", 12, 2),
+        ev.FindingFound(classic_run.findings[0], "c/x.json"),
+        ev.OperatorFinished("classic-bracket", "label.case", 12, {"no-crash": 2}, 0.5),
+        ev.RunFinished(1, 0, 12, 0.5),
+        ev.Interrupted(1),
+        ev.StudyStarted(("classic",), 2, 2, 5, 0),
+        ev.CellFinished("classic", "label.case", 1, 2, 3, 5),
+        ev.StudyFinished(2, 1.0),
+    ]
+    for e in samples:
+        data = json.loads(json.dumps(e.to_dict()))
+        assert ev.event_from_dict(data) == e
+    with pytest.raises(ValueError, match="unknown event kind"):
+        ev.event_from_dict({"kind": "nope", "data": {}})
+
+
+def test_a_run_announces_typed_events_in_order() -> None:
+    from reactfuzz.engine import events as ev
+
+    seen: list[ev.EngineEvent] = []
+    run = run_fuzz(small(abuses=["injected.delimiter"]), seen.append)
+    assert isinstance(seen[0], ev.RunStarted) and isinstance(seen[-1], ev.RunFinished)
+    assert [type(e) for e in seen[1:3]] == [ev.OperatorStarted, ev.FindingFound] or \
+        isinstance(seen[1], ev.OperatorStarted)
+    found = [e.finding for e in seen if isinstance(e, ev.FindingFound)]
+    assert found == run.findings
+
+
+def test_strict_protocol_counts_protocol_notes_as_findings() -> None:
+    cfg = small(targets=["grammar"], abuses=["injected.delimiter"])
+    lax = run_fuzz(cfg)
+    strict = run_fuzz(small(targets=["grammar"], abuses=["injected.delimiter"],
+                            strict_protocol=True))
+    assert lax.protocol_notes and not lax.findings and lax.exit_code == 0
+    assert strict.findings == lax.protocol_notes and not strict.protocol_notes
+    assert strict.exit_code == 1
+
+
+def test_finding_names_its_failure_kind_and_reads_the_stored_key(classic_run) -> None:
+    f = classic_run.findings[0]
+    data = f.model_dump(mode="json")
+    assert data["verdict"] == f.failure == f.verdict and "failure" not in data
+    assert Finding.model_validate(data) == f
+    fields = {**f.model_dump(by_alias=False), "failure": "other"}
+    assert Finding(**fields).failure == "other"

@@ -17,7 +17,7 @@ def test_explore_finds_classic_failures_and_they_replay(tmp_path) -> None:
     corpus = tmp_path / "c"
     r = explore(ExploreConfig(target="classic-bracket", scenarios=3000, seed=4,
                               pool_per_operator=8, corpus=str(corpus)))
-    verdicts = {f.verdict for f in r.findings}
+    verdicts = {f.failure for f in r.findings}
     assert {"hijacked-answer", "crash", "wrong-call"} <= verdicts
     assert r.scenarios == 3000 and r.rate > 0
     results = replay([corpus])
@@ -40,7 +40,7 @@ def test_explore_is_deterministic_by_seed() -> None:
 def test_mutated_findings_are_shrunk_to_the_piece_that_matters() -> None:
     r = explore(ExploreConfig(target="classic-bracket", scenarios=3000, seed=4,
                               pool_per_operator=8, abuses=["clean.render"]))
-    hijacks = [f for f in r.findings if f.verdict == "hijacked-answer"]
+    hijacks = [f for f in r.findings if f.failure == "hijacked-answer"]
     assert hijacks
     # one inserted answer label is all it takes
     assert all(f.completion.count("Answer:") <= 2 for f in hijacks)
@@ -51,7 +51,7 @@ def test_workers_find_the_same_as_one_process() -> None:
                      abuses=["injected.delimiter", "injected.second-action", "label.case",
                              "malformed.empty"])
     one, two = run_fuzz(cfg), run_fuzz_parallel(cfg, 2)
-    key = lambda s: sorted((f.check, f.verdict, f.abuse, f.completion) for f in s.findings)  # noqa: E731
+    key = lambda s: sorted((f.check, f.failure, f.abuse, f.completion) for f in s.findings)  # noqa: E731
     assert key(one) == key(two) and one.findings
 
 

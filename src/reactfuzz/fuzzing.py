@@ -24,10 +24,9 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable
 
-from .dispatch import Crashed, Executed, Finished, bind_typed, get_dispatcher
-from .engine import auto_dispatcher
+from .dispatch import Crashed, Executed, Finished, get_dispatcher
+from .engine import auto_dispatcher, decide_example
 from .formats import get_format
-from .grammars import grammar_parse
 from .targets import load_target, load_tools
 
 __all__ = ["FuzzFailure", "entry_point", "main"]
@@ -55,27 +54,26 @@ def entry_point(
     tgt = load_target(target, f, timeout=time_limit)
     registry = load_tools(tools)
     how = auto_dispatcher(target) if dispatcher == "auto" else dispatcher
-    dispatch = get_dispatcher(how)
+    get_dispatcher(how)  # an unknown dispatcher fails here, not on the first input
     if check not in ("agrees-with-design", "no-crash", "bounded-time"):
         raise ValueError(f"unknown check {check!r}: agrees-with-design, no-crash, bounded-time")
 
     def fuzz_one_input(data: bytes) -> None:
         text = data.decode("utf-8", errors="replace")
-        result = tgt.run(text)
+        ex = decide_example(text, tgt, f, registry, how, time_limit=time_limit,
+                            target_is_grammar=target == "grammar")
+        result, outcome = ex.result, ex.outcome
         if result.timed_out or result.elapsed > time_limit:
             raise FuzzFailure(f"bounded-time: parsing took over {time_limit:g}s: {text!r}")
         if check == "bounded-time":
             return
         if result.error is not None:
             raise FuzzFailure(f"no-crash: the parser raised {result.error}: {text!r}")
-        registry.reset()
-        assert result.step is not None
-        outcome = dispatch(result.step, registry)
         if isinstance(outcome, Crashed):
             raise FuzzFailure(f"no-crash: {outcome}: {text!r}")
         if check == "no-crash":
             return
-        reading = bind_typed(grammar_parse(text, f), registry)
+        reading = ex.reading.outcome()
         if isinstance(outcome, Executed):
             ran = outcome.call
             try:
@@ -104,7 +102,7 @@ def main(argv: list[str] | None = None) -> None:
     target = args.pop(0)
     fmt = args.pop(0) if args and not args[0].startswith("-") else "bracket"
     try:
-        import atheris
+        import atheris  # type: ignore[import-untyped, unused-ignore]
     except ImportError:
         print("reactfuzz: error: Atheris is not installed (pip install atheris)",
               file=sys.stderr)

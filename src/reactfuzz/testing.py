@@ -17,10 +17,11 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Callable
 from typing import Any
 
-from .checks import CHECKS
-from .results import RunSummary
+from .engine.checks import CHECKS
+from .engine.results import RunSummary
 
 __all__ = ["DEFAULT_SEED", "parser_suite", "session_options"]
 
@@ -60,7 +61,7 @@ def parser_suite(
     cache: dict[str, RunSummary] = {}
 
     def summary() -> RunSummary:
-        from .engine import FuzzConfig, run_fuzz  # the engine loads only when a suite runs
+        from .engine import FuzzConfig, run_fuzz
 
         if "run" not in cache:
             config = FuzzConfig(
@@ -68,26 +69,25 @@ def parser_suite(
                 checks=ids, abuses=abuses, seed=_seed(),
                 max_examples=int(session_options.get("max_examples") or max_examples),
                 corpus=session_options.get("corpus") or corpus, time_limit=time_limit,
+                strict_protocol=strict_protocol,
             )
             cache["run"] = run_fuzz(config)
         return cache["run"]
 
-    def make(check_id: str):
+    def make(check_id: str) -> Callable[[Any], None]:
         def test(self: Any) -> None:
             import pytest
 
             from .report import visible
 
             run = summary()
-            found = [f for f in run.findings if f.check == check_id]
-            if strict_protocol:
-                found += [f for f in run.protocol_notes if f.check == check_id]
+            found = [f for f in run.findings if f.check == check_id]  # notes too, if strict
             if not found:
                 return
             lines = [f"{len(found)} finding(s) of {check_id} against {target}"
                      f" (seed {run.seed}; rerun with --reactfuzz-seed {run.seed}):"]
             for f in found:
-                lines.append(f"- [{f.severity}] {f.verdict} via {f.abuse}: {f.explanation}")
+                lines.append(f"- [{f.severity}] {f.failure} via {f.abuse}: {f.explanation}")
                 lines.append(f"    completion: {visible(f.completion, limit=200)}")
                 lines.append(f"    expected: {f.expected}; observed: {f.observed}")
             pytest.fail("\n".join(lines), pytrace=False)
@@ -96,7 +96,7 @@ def parser_suite(
         test.__doc__ = CHECKS[check_id].description
         return test
 
-    namespace = {_test_name(c): make(c) for c in ids}
+    namespace: dict[str, Any] = {_test_name(c): make(c) for c in ids}
     namespace["__doc__"] = f"reactfuzz checks of {target} ({format})"
     safe = re.sub(r"\W", "_", target)
     return type(f"ReactfuzzSuite_{safe}", (), namespace)

@@ -3,7 +3,9 @@
 A check looks at one example -- the scenario, what the target's parser returned, what the
 dispatcher did with it and the oracle's verdict -- and returns a :class:`Failure` or
 ``None``. Users add their own with the :func:`check` decorator; the engine runs every
-registered check (or the ones asked for) on every example.
+registered check (or the ones asked for) on every example. A check that compares with the
+format's reference reading takes it from ``CheckInput.reading``, which parses the
+completion with the grammar at most once per example, whoever asks first.
 
 Findings about the target are data (a ``Failure``), never exceptions thrown at the user.
 """
@@ -15,14 +17,15 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Literal
 
-from .dispatch import Crashed, Executed, Finished, Outcome, Rejected
-from .formats import Format
-from .grammars import grammar_parse
-from .model import Step
-from .oracle import SEVERITY, Verdict
-from .render import written_form
-from .strategies import Scenario
-from .tools import ToolRegistry
+from ..designs import Reading
+from ..dispatch import Crashed, Executed, Finished, Outcome, Rejected
+from ..formats import Format
+from ..model import Call, Step
+from ..oracle import SEVERITY, Verdict
+from ..registry import Registry
+from ..render import written_form
+from ..strategies import Scenario
+from ..tools import ToolRegistry
 
 __all__ = [
     "CHECKS",
@@ -50,6 +53,15 @@ class CheckInput:
     time_limit: float = 1.0
     target_is_grammar: bool = False
     streamed_step: Step | None = None  # the Step when the completion arrived in chunks
+    reading: Reading | None = None  # the format's reference reading (computed on first use)
+
+    @property
+    def reference(self) -> Reading:
+        """The format's reference reading of the completion (grammar + typed dispatch)."""
+        if self.reading is not None:
+            return self.reading
+        # a CheckInput built by hand: read now (then once per access)
+        return Reading(self.scenario.completion, self.fmt, self.registry)
 
 
 @dataclass(frozen=True)
@@ -74,7 +86,7 @@ class Check:
         return self.fn(inp)
 
 
-CHECKS: dict[str, Check] = {}
+CHECKS: Registry[Check] = Registry("check")
 """Every registered check by id, in registration order (the order failures are reported)."""
 
 
@@ -84,9 +96,7 @@ def check(id: str, description: str) -> Callable[
     """Register a check function under ``id`` (a decorator)."""
 
     def deco(fn: Callable[[CheckInput], Failure | None]) -> Callable[[CheckInput], Failure | None]:
-        if id in CHECKS:
-            raise ValueError(f"a check named {id!r} is already registered")
-        CHECKS[id] = Check(id, description, fn)
+        CHECKS.add(id, Check(id, description, fn))  # a second one of that id: UsageError
         return fn
 
     return deco
@@ -94,16 +104,9 @@ def check(id: str, description: str) -> Callable[
 
 def get_checks(ids: list[str] | None = None) -> list[Check]:
     """The checks with these ids (all when ``None``); unknown ids are a usage error."""
-    from .errors import UsageError
-
     if ids is None:
         return list(CHECKS.values())
-    unknown = [i for i in ids if i not in CHECKS]
-    if unknown:
-        raise UsageError(
-            f"unknown check {unknown[0]!r}: use one of {', '.join(CHECKS)}"
-        )
-    return [CHECKS[i] for i in ids]
+    return [CHECKS.get_or_raise(i) for i in ids]
 
 
 def _verdict_check(kind: str) -> Callable[[CheckInput], Failure | None]:
@@ -210,8 +213,6 @@ def _roundtrip(inp: CheckInput) -> Failure | None:
 
 
 def _same_text_call(a: object, b: object) -> bool:
-    from .model import Call
-
     if isinstance(a, Call) and isinstance(b, Call):
         return a.tool == b.tool and [str(x) for x in a.args] == [str(x) for x in b.args]
     return False
@@ -244,8 +245,7 @@ from reactfuzz.kinds import DISAGREEMENT_SEVERITY as _DISAGREEMENT_SEVERITY  # n
 def _agrees(inp: CheckInput) -> Failure | None:
     if inp.target_is_grammar or inp.step is None:
         return None
-    ref = grammar_parse(inp.scenario.completion, inp.fmt)
-    found = _disagreement(inp.step, ref)
+    found = _disagreement(inp.step, inp.reference.step)
     if found is None:
         return None
     kind, message = found

@@ -17,13 +17,13 @@ import os
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Final, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import AliasChoices, BaseModel, ConfigDict, Field, ValidationError
 
-from .errors import InputFileError
-from .model import Call, FinalAnswer, Intent, to_jsonable
-from .oracle import Acceptable
+from ..errors import InputFileError
+from ..model import Call, FinalAnswer, Intent, to_jsonable
+from ..oracle import Acceptable
 
 __all__ = [
     "SCHEMA_VERSION",
@@ -35,7 +35,7 @@ __all__ = [
     "save_finding",
 ]
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION: Final = 1
 
 
 class IntentSpec(BaseModel):
@@ -108,9 +108,15 @@ class AcceptableSpec(BaseModel):
 
 
 class Finding(BaseModel):
-    """A failed check, shrunk and classified, with all it takes to reproduce it."""
+    """A failed check, shrunk and classified, with all it takes to reproduce it.
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    ``failure`` is the kind of failure the check reported: a verdict kind for the checks
+    that read the oracle's verdict (``wrong-call``), the check's own kind otherwise
+    (``disagrees:laxer``, ``unclear-rejection``). Files store it under the key
+    ``verdict``, as every corpus file written so far does; ``verdict`` also still reads.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid", serialize_by_alias=True)
 
     schema_version: Literal[1] = SCHEMA_VERSION
     target: str
@@ -118,7 +124,8 @@ class Finding(BaseModel):
     dispatcher: str
     tools: str = "default"
     check: str
-    verdict: str
+    failure: str = Field(validation_alias=AliasChoices("failure", "verdict"),
+                         serialization_alias="verdict")
     cause: Literal["design", "protocol"] = "design"
     severity: str
     abuse: str
@@ -140,10 +147,15 @@ class Finding(BaseModel):
             raise ValueError("completion_b64 does not match completion")
 
     @property
+    def verdict(self) -> str:
+        """The failure kind under its earlier name (kept for code written against it)."""
+        return self.failure
+
+    @property
     def id(self) -> str:
         """Stable identity: what makes two findings the same bug."""
         key = json.dumps(
-            [self.target, self.format, self.dispatcher, self.tools, self.check, self.verdict,
+            [self.target, self.format, self.dispatcher, self.tools, self.check, self.failure,
              self.abuse, self.completion],
             ensure_ascii=True,
         )
@@ -155,8 +167,8 @@ class Finding(BaseModel):
         return f"{self.check}-{self.abuse}-{self.id}.json".replace("/", "_")
 
     def dedup_key(self) -> tuple[str, ...]:
-        """Findings of the same check, verdict and abuse against a target are one bug."""
-        return (self.target, self.format, self.dispatcher, self.check, self.verdict, self.abuse)
+        """Findings of the same check, failure kind and abuse against a target are one bug."""
+        return (self.target, self.format, self.dispatcher, self.check, self.failure, self.abuse)
 
     def reproduction(self) -> str:
         """A five-line Python snippet that calls the target on the completion."""

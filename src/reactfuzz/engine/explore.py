@@ -16,18 +16,13 @@ from __future__ import annotations
 import random
 import re
 import time
-from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
 from hypothesis.errors import Unsatisfiable
 
-from ._determinism import pinned
-from .checks import get_checks
-from .corpus import Finding, iter_corpus, save_finding
-from .engine import FuzzConfig, _finding, _operator_seed, _search, auto_dispatcher, examine
-from .formats import Format, get_format
-from .results import Event, OperatorStats
-from .strategies import (
+from .._determinism import pinned
+from ..formats import Format, get_format
+from ..strategies import (
     ABUSES,
     Scenario,
     abuse_ids,
@@ -35,8 +30,15 @@ from .strategies import (
     for_each_example,
     scenarios,
 )
-from .targets import Target, load_target, load_tools
-from .tools import ToolRegistry
+from ..targets import Target, load_target, load_tools
+from ..tools import ToolRegistry
+from .checks import get_checks
+from .config import FuzzConfig, auto_dispatcher, operator_seed
+from .corpus import Finding, iter_corpus, save_finding
+from .events import EventSink, ExamplesRan, FindingFound, RunFinished, RunStarted
+from .example import examine, to_finding
+from .results import OperatorStats, RunSummary, distinct
+from .search import search
 
 __all__ = [
     "FAST_CHECKS",
@@ -45,6 +47,7 @@ __all__ = [
     "build_pool",
     "explore",
     "explore_parallel",
+    "explore_summary",
 ]
 
 FAST_CHECKS = (
@@ -100,11 +103,10 @@ def build_pool(registry: ToolRegistry, fmt: Format, abuses: list[str], per_opera
     for abuse in abuses:
         try:
             for_each_example(scenarios(registry, fmt, abuses=[abuse]), pool.append,
-                             examples=per_operator, seed=_operator_seed(seed, "pool", abuse))
+                             examples=per_operator, seed=operator_seed(seed, "pool", abuse))
         except Unsatisfiable:  # the tools lack what this operator needs
             continue
     return pool
-
 
 
 
@@ -116,7 +118,7 @@ def _thought_slots(text: str, fmt: Format) -> list[int]:
         m = re.search(rf"(?m)^{re.escape(w)}", text)
         if m is not None:
             end = min(end, m.start())
-    slots = []
+    slots: list[int] = []
     pos = 0
     for line in text[:end].split("\n"):
         if len(line) > 1:
@@ -155,7 +157,7 @@ def _apply(sc: Scenario, inserts: list[tuple[int, str]]) -> Scenario:
 
 
 @pinned
-def explore(config: ExploreConfig, emit: Callable[[Event], None] | None = None) -> ExploreResult:
+def explore(config: ExploreConfig, emit: EventSink | None = None) -> ExploreResult:
     """Run the fast loop for ``config.scenarios`` scenarios; returns findings and speed."""
     emit = emit or (lambda e: None)
     fmt = get_format(config.format)
@@ -178,8 +180,8 @@ def explore(config: ExploreConfig, emit: Callable[[Event], None] | None = None) 
                                          f.acceptable.acceptable(intent, registry)))
         result.pool = len(pool)
         result.pool_seconds = time.perf_counter() - t0
-        emit(Event("run-started", {"seed": config.seed, "targets": [config.target],
-                                   "format": fmt.name, "pool": len(pool)}))
+        emit(RunStarted(config.seed, (config.target,), fmt.name, dispatcher, len(wanted),
+                        len(checks), pool=len(pool)))
         rng = random.Random(config.seed)
         pieces = _safe_pieces(fmt)
         # candidates per (check, kind, operator); whose fault they are is settled later
@@ -197,7 +199,7 @@ def explore(config: ExploreConfig, emit: Callable[[Event], None] | None = None) 
                 if len(cands) < 4:
                     cands.append((base, inserts))
             if i % 5000 == 4999:
-                emit(Event("progress", {"examples": i + 1, "failing": result.failing}))
+                emit(ExamplesRan(config.target, "", i + 1, result.failing))
         result.scenarios = config.scenarios
         result.loop_seconds = time.perf_counter() - t1
         t2 = time.perf_counter()
@@ -212,12 +214,11 @@ def explore(config: ExploreConfig, emit: Callable[[Event], None] | None = None) 
                                            for f in result.findings):
                 result.findings.append(finding)
                 path = save_finding(finding, config.corpus) if config.corpus else None
-                emit(Event("finding", {"finding": finding, "path": str(path) if path else None}))
+                emit(FindingFound(finding, str(path) if path else None))
         result.shrink_seconds = time.perf_counter() - t2
     finally:
         target.close()
-    emit(Event("run-finished", {"findings": len(result.findings), "examples": result.scenarios,
-                                "elapsed": round(result.loop_seconds, 3)}))
+    emit(RunFinished(len(result.findings), 0, result.scenarios, round(result.loop_seconds, 3)))
     return result
 
 
@@ -239,16 +240,16 @@ def _shrink(check_id: str, kind: str, abuse: str, base: Scenario,
                         checks=[check_id], max_examples=config.shrink_examples,
                         time_limit=config.time_limit)
         stats = OperatorStats(config.target, abuse)
-        recorded = _search(target, config.target, fmt, registry, dispatcher, checks, abuse, fz,
-                           _operator_seed(config.seed, config.target, abuse), None,
+        recorded = search(target, config.target, fmt, registry, dispatcher, checks, abuse, fz,
+                           operator_seed(config.seed, config.target, abuse), None,
                            lambda e: None, stats)
         for (c, k, cause), ex in recorded.items():
             if c == check_id and k == kind and cause == "design":
-                return _finding(ex, config.target, fmt, dispatcher, config.tools, config.seed,
+                return to_finding(ex, config.target, fmt, dispatcher, config.tools, config.seed,
                                 True)
         ex = examine(base, target, fmt, registry, dispatcher, checks,
                      time_limit=config.time_limit)
-        return _finding(ex, config.target, fmt, dispatcher, config.tools, config.seed, False) \
+        return to_finding(ex, config.target, fmt, dispatcher, config.tools, config.seed, False) \
             if ex.failure is not None else None
     # delta debugging over the inserted pieces: drop each one that is not needed
     kept = list(inserts)
@@ -264,7 +265,7 @@ def _shrink(check_id: str, kind: str, abuse: str, base: Scenario,
                  time_limit=config.time_limit)
     if ex.failure is None:
         return None
-    return _finding(ex, config.target, fmt, dispatcher, config.tools, config.seed, True)
+    return to_finding(ex, config.target, fmt, dispatcher, config.tools, config.seed, True)
 
 
 def _explore_worker(config: ExploreConfig) -> ExploreResult:
@@ -272,7 +273,7 @@ def _explore_worker(config: ExploreConfig) -> ExploreResult:
 
 
 def explore_parallel(config: ExploreConfig, workers: int,
-                     emit: Callable[[Event], None] | None = None) -> list[ExploreResult]:
+                     emit: EventSink | None = None) -> list[ExploreResult]:
     """Exploration over ``workers`` processes with disjoint seeds (seed, seed+1, ...)."""
     import multiprocessing as mp
 
@@ -285,5 +286,20 @@ def explore_parallel(config: ExploreConfig, workers: int,
     if emit is not None:
         for r in results:
             for f in r.findings:
-                emit(Event("finding", {"finding": f, "path": None}))
+                emit(FindingFound(f, None))
     return results
+
+
+def explore_summary(config: ExploreConfig, results: list[ExploreResult], *,
+                    dispatcher: str | None = None) -> RunSummary:
+    """One run summary for explorations (one per worker): their findings without repeats,
+    the scenarios they ran and the longest fast loop's time."""
+    return RunSummary(
+        seed=config.seed, targets=[config.target], format=config.format,
+        dispatcher=dispatcher or config.dispatcher, tools=config.tools,
+        checks=list(FAST_CHECKS), abuses=[],
+        findings=distinct([f for r in results for f in r.findings]),
+        examples=sum(r.scenarios for r in results),
+        elapsed=max((r.loop_seconds for r in results), default=0.0),
+        corpus_dir=config.corpus,
+    )

@@ -12,15 +12,21 @@ from typing import Any
 
 from .corpus import Finding
 
-__all__ = ["Event", "OperatorStats", "RunSummary", "StudyCell", "StudyResult", "wilson"]
+__all__ = [
+    "Event",
+    "OperatorStats",
+    "RunSummary",
+    "StudyCell",
+    "StudyResult",
+    "distinct",
+    "wilson",
+]
 
 
 @dataclass(frozen=True)
 class Event:
-    """One thing the engine reports while it runs (consumed by progress and NDJSON logs).
-
-    ``kind`` is one of ``run-started``, ``replay``, ``operator-started``, ``progress``,
-    ``finding``, ``operator-finished``, ``run-finished``, ``interrupted``.
+    """An untyped event: a kind and a dict (the engine now emits the typed events of
+    :mod:`reactfuzz.engine.events`; this stays for code that builds its own).
     """
 
     kind: str
@@ -66,12 +72,30 @@ class RunSummary:
         """Findings that fail the run (all findings unless a baseline absorbed some)."""
         return self.findings
 
+    def finish(self, *, strict_protocol: bool = False) -> None:
+        """Settle the summary at the end of a run: with ``strict_protocol``, protocol notes
+        count as findings (and fail the run)."""
+        if strict_protocol:
+            self.findings.extend(self.protocol_notes)
+            self.protocol_notes = []
+
     @property
     def exit_code(self) -> int:
         """0 no findings, 1 findings, 130 interrupted (findings kept either way)."""
         if self.interrupted:
             return 130
         return 1 if self.findings else 0
+
+
+def distinct(findings: list[Finding]) -> list[Finding]:
+    """The findings without repeats of one bug (the first of each ``dedup_key`` kept)."""
+    seen: set[tuple[str, ...]] = set()
+    out = []
+    for f in findings:
+        if f.dedup_key() not in seen:
+            seen.add(f.dedup_key())
+            out.append(f)
+    return out
 
 
 def wilson(k: int, n: int, z: float = 1.96) -> tuple[float, float]:

@@ -9,20 +9,23 @@ does not apply to a design's format is left out of that column.
 from __future__ import annotations
 
 import time
-import zlib
 from collections.abc import Callable, Sequence
 
 from hypothesis.errors import Unsatisfiable
 
-from ._determinism import pinned
-from .designs import BUILTIN_DESIGNS
-from .errors import UsageError
-from .oracle import SEVERITY, judge
-from .results import Event, StudyCell, StudyResult
-from .strategies import ABUSES, Scenario, for_each_example, scenarios
-from .tools import ToolRegistry, default_registry
+from .._determinism import pinned
+from ..designs import BUILTIN_DESIGNS, Design
+from ..errors import UsageError
+from ..oracle import SEVERITY
+from ..parsers import get_parser
+from ..strategies import ABUSES, Scenario, for_each_example, scenarios
+from ..tools import ToolRegistry, default_registry
+from .config import operator_seed
+from .events import CellFinished, EventSink, StudyFinished, StudyStarted
+from .example import examine
+from .results import StudyCell, StudyResult
 
-__all__ = ["STUDY_DESIGNS", "run_study"]
+__all__ = ["STUDY_DESIGNS", "render_matrix_text", "run_study"]
 
 STUDY_DESIGNS: tuple[str, ...] = (
     "classic", "classic-unanchored", "classic-action-input", "hardened", "grammar",
@@ -41,7 +44,7 @@ def run_study(
     examples: int = 30,
     seed: int = 0,
     registry_factory: Callable[[], ToolRegistry] = default_registry,
-    emit: Callable[[Event], None] | None = None,
+    emit: EventSink | None = None,
 ) -> StudyResult:
     """Run every design against every operator that applies to its format."""
     emit = emit or (lambda e: None)
@@ -56,8 +59,7 @@ def run_study(
     cells: list[StudyCell] = []
     total = sum(1 for d in designs for a in ops if ABUSES[a].applies_to(BUILTIN_DESIGNS[d].format))
     done = 0
-    emit(Event("run-started", {"designs": list(designs), "abuses": len(ops), "cells": total,
-                               "examples": examples, "seed": seed}))
+    emit(StudyStarted(tuple(designs), len(ops), total, examples, seed))
     for name in designs:
         design = BUILTIN_DESIGNS[name]
         registry = registry_factory()
@@ -69,26 +71,27 @@ def run_study(
                 continue
             cells.append(cell)
             done += 1
-            emit(Event("progress", {"design": name, "abuse": abuse, "done": done,
-                                    "total": total, "bad": cell.bad(), "n": cell.n}))
+            emit(CellFinished(name, abuse, done, total, cell.bad(), cell.n))
     result = StudyResult(
         designs=list(designs), abuses=ops, cells=cells, seed=seed,
         examples_per_cell=examples, elapsed=time.monotonic() - start,
         descriptions={d: BUILTIN_DESIGNS[d].description for d in designs},
     )
-    emit(Event("run-finished", {"cells": len(cells), "elapsed": round(result.elapsed, 3)}))
+    emit(StudyFinished(len(cells), round(result.elapsed, 3)))
     return result
 
 
-def _trial(design, registry: ToolRegistry, abuse: str, examples: int, seed: int) -> StudyCell:
+def _trial(design: Design, registry: ToolRegistry, abuse: str, examples: int,
+           seed: int) -> StudyCell:
     """Generate ``examples`` scenarios of one operator and tally one design's verdicts."""
     cell = StudyCell(design.name, abuse)
     worst = [-1]
+    fmt = design.fmt
+    parser = get_parser(design.parser, fmt)
 
     def trial(sc: Scenario) -> None:
-        registry.reset()
-        _, outcome = design.run(sc.completion, registry)
-        v = judge(outcome, sc.acceptable, registry, completion=sc.completion, fmt=design.fmt)
+        v = examine(sc, parser, fmt, registry, design.dispatcher, [],
+                    target_is_grammar=design.parser == "grammar").verdict
         cell.n += 1
         cell.counts[v.kind] = cell.counts.get(v.kind, 0) + 1
         if not v.ok and v.cause == "protocol":
@@ -98,7 +101,7 @@ def _trial(design, registry: ToolRegistry, abuse: str, examples: int, seed: int)
             worst[0] = rank
             cell.example = sc.completion
 
-    op_seed = (seed * 1_000_003 + zlib.crc32(f"{design.name}\0{abuse}".encode())) % 2**32
+    op_seed = operator_seed(seed, design.name, abuse)
     try:
         for_each_example(scenarios(registry, design.format, abuses=[abuse]), trial,
                          examples=examples, seed=op_seed)

@@ -1,0 +1,208 @@
+"""What the engine reports while it runs: one frozen dataclass per thing that happened.
+
+Consumers (the progress printer, the NDJSON log, the pytest integration) tell events apart
+by type. Every event crosses a process boundary (from a worker) and goes to an NDJSON log
+the same way: :meth:`EngineEvent.to_dict` gives ``{"kind": ..., "data": {...}}`` of plain
+JSON data, and :func:`event_from_dict` reads it back. ``kind`` is the event's stable name
+in that form.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+from .corpus import Finding
+
+__all__ = [
+    "CellFinished",
+    "CorpusReplayed",
+    "EngineEvent",
+    "EventSink",
+    "ExamplesRan",
+    "FindingFound",
+    "Interrupted",
+    "OperatorFinished",
+    "OperatorStarted",
+    "RunFinished",
+    "RunStarted",
+    "StudyFinished",
+    "StudyStarted",
+    "event_from_dict",
+]
+
+
+@dataclass(frozen=True)
+class EngineEvent:
+    """Base of the engine's events; ``kind`` names the type in serialised form."""
+
+    kind: ClassVar[str] = ""
+
+    @property
+    def data(self) -> dict[str, Any]:
+        """The event's fields by name (values as they are, findings as objects)."""
+        return {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain JSON data: ``{"kind": ..., "data": {...}}`` (findings as the corpus stores
+        them)."""
+        return {"kind": self.kind, "data": {k: _plain(v) for k, v in self.data.items()}}
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, Finding):
+        return value.model_dump(mode="json")
+    if isinstance(value, tuple):
+        return list(value)
+    if isinstance(value, dict):
+        return dict(value)
+    return value
+
+
+EventSink = Callable[[EngineEvent], None]
+"""Where events go: any callable taking one event."""
+
+
+@dataclass(frozen=True)
+class RunStarted(EngineEvent):
+    """A fuzz run (or an exploration) resolved its config and is about to search."""
+
+    kind: ClassVar[str] = "run-started"
+    seed: int
+    targets: tuple[str, ...]
+    format: str
+    dispatcher: str
+    abuses: int
+    checks: int
+    workers: int = 1
+    pool: int | None = None  # exploration: how many base scenarios it draws from
+
+
+@dataclass(frozen=True)
+class CorpusReplayed(EngineEvent):
+    """One corpus file was replayed against its target."""
+
+    kind: ClassVar[str] = "replay"
+    path: str
+    reproduced: bool
+    check: str
+    failure: str
+
+
+@dataclass(frozen=True)
+class OperatorStarted(EngineEvent):
+    """One abuse operator's search against one target began."""
+
+    kind: ClassVar[str] = "operator-started"
+    target: str
+    abuse: str
+
+
+@dataclass(frozen=True)
+class ExamplesRan(EngineEvent):
+    """So many examples have run (at most every half second, for progress displays)."""
+
+    kind: ClassVar[str] = "progress"
+    target: str
+    abuse: str
+    examples: int
+    failing: int = 0
+
+
+@dataclass(frozen=True)
+class FindingFound(EngineEvent):
+    """A new finding (or protocol note) was kept, and written to ``path`` if a corpus is
+    used."""
+
+    kind: ClassVar[str] = "finding"
+    finding: Finding
+    path: str | None = None
+
+
+@dataclass(frozen=True)
+class OperatorFinished(EngineEvent):
+    """One operator's search ended: its examples and failing examples per check."""
+
+    kind: ClassVar[str] = "operator-finished"
+    target: str
+    abuse: str
+    examples: int
+    failures: dict[str, int] = field(default_factory=dict)
+    elapsed: float = 0.0
+
+
+@dataclass(frozen=True)
+class RunFinished(EngineEvent):
+    """The run ended (normally or interrupted); counts of what it kept."""
+
+    kind: ClassVar[str] = "run-finished"
+    findings: int
+    protocol_notes: int
+    examples: int
+    elapsed: float
+
+
+@dataclass(frozen=True)
+class Interrupted(EngineEvent):
+    """Ctrl-C: the run stops; what it found so far is kept."""
+
+    kind: ClassVar[str] = "interrupted"
+    findings: int
+
+
+@dataclass(frozen=True)
+class StudyStarted(EngineEvent):
+    """A study of designs x operators began."""
+
+    kind: ClassVar[str] = "study-started"
+    designs: tuple[str, ...]
+    abuses: int
+    cells: int
+    examples: int
+    seed: int
+
+
+@dataclass(frozen=True)
+class CellFinished(EngineEvent):
+    """One design x operator cell of a study is tallied."""
+
+    kind: ClassVar[str] = "cell-finished"
+    design: str
+    abuse: str
+    done: int
+    total: int
+    bad: int
+    n: int
+
+
+@dataclass(frozen=True)
+class StudyFinished(EngineEvent):
+    """The study ended."""
+
+    kind: ClassVar[str] = "study-finished"
+    cells: int
+    elapsed: float
+
+
+_TYPES: dict[str, type[EngineEvent]] = {
+    t.kind: t
+    for t in (RunStarted, CorpusReplayed, OperatorStarted, ExamplesRan, FindingFound,
+              OperatorFinished, RunFinished, Interrupted, StudyStarted, CellFinished,
+              StudyFinished)
+}
+
+
+def event_from_dict(data: dict[str, Any]) -> EngineEvent:
+    """Read back what :meth:`EngineEvent.to_dict` wrote (across a worker queue, from NDJSON)."""
+    cls = _TYPES.get(data.get("kind", ""))
+    if cls is None:
+        raise ValueError(f"unknown event kind {data.get('kind')!r}")
+    fields = dict(data.get("data", {}))
+    if isinstance(fields.get("finding"), dict):
+        fields["finding"] = Finding.model_validate(fields["finding"])
+    for name in ("targets", "designs"):
+        if isinstance(fields.get(name), list):
+            fields[name] = tuple(fields[name])
+    return cls(**fields)

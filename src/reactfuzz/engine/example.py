@@ -1,0 +1,184 @@
+"""One example, start to finish: parse once, dispatch, judge, check.
+
+Every part of the engine -- the search, replay, exploration, the study -- and the
+coverage-guided entry points decide an example here. The completion is parsed by the
+target once; the format's reference reading (grammar + typed binding) is computed at most
+once, and only if the oracle's cause or a check asks for it; the checks all see the same
+Step, Outcome, verdict and reading.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..designs import Decision, ParserFailed, Reading, decide
+from ..dispatch import Outcome, get_dispatcher
+from ..errors import UsageError
+from ..formats import Format
+from ..llm import split_chunks, stream_parse
+from ..model import Step
+from ..oracle import Verdict, judge
+from ..parsers import Parser
+from ..strategies import Scenario
+from ..targets import ParseResult, Target
+from ..tools import ToolRegistry
+from .checks import Check, CheckInput, Failure
+from .corpus import AcceptableSpec, Finding, IntentSpec
+
+__all__ = ["Decided", "Example", "decide_example", "examine", "to_finding"]
+
+
+@dataclass(frozen=True)
+class Decided:
+    """A completion parsed once and dispatched, with the reference reading at hand."""
+
+    decision: Decision
+    result: ParseResult  # how the parse went: the Step, a crash or a timeout, and its time
+    reading: Reading
+
+    @property
+    def step(self) -> Step | None:
+        """The target's Step (``None`` when it crashed or timed out)."""
+        return self.decision.step
+
+    @property
+    def outcome(self) -> Outcome:
+        """What the dispatcher made of the Step (``crashed`` for a parser failure)."""
+        return self.decision.outcome
+
+
+def decide_example(
+    text: str,
+    target: Target | Parser,
+    fmt: Format,
+    registry: ToolRegistry,
+    dispatcher: str,
+    *,
+    time_limit: float = 1.0,
+    target_is_grammar: bool = False,
+) -> Decided:
+    """Parse ``text`` once with ``target`` and dispatch the Step (on a reset registry).
+
+    ``target`` is a :class:`~reactfuzz.targets.Target` (crashes and timeouts are data) or
+    a plain parser (what a design ships). ``target_is_grammar`` says the target *is* the
+    format's grammar, so its Step doubles as the reference reading's.
+    """
+    registry.reset()
+    results: list[ParseResult] = []
+
+    def parse(completion: str) -> Step:
+        if not isinstance(target, Target):
+            step = target.parse(completion)
+            results.append(ParseResult(step=step))
+            return step
+        result = target.run(completion)
+        results.append(result)
+        if result.step is not None:
+            return result.step
+        if result.timed_out:
+            raise ParserFailed("Timeout", f"the parser ran past {time_limit:g}s")
+        name, _, message = (result.error or "Exception: ?").partition(": ")
+        raise ParserFailed(name, message)
+
+    decision = decide(text, parse, get_dispatcher(dispatcher), registry)
+    if results:
+        result = results[0]
+    else:  # a plain parser raised: the crashed outcome says what
+        crashed = decision.outcome
+        result = ParseResult(error=f"{getattr(crashed, 'exc_type', 'Exception')}:"
+                                   f" {getattr(crashed, 'message', '?')}")
+    known = decision.step if target_is_grammar else None
+    return Decided(decision, result, Reading(text, fmt, registry, step=known))
+
+
+@dataclass(frozen=True)
+class Example:
+    """One example run through a target: everything the checks and the findings need."""
+
+    scenario: Scenario
+    step: Step | None
+    outcome: Outcome
+    verdict: Verdict
+    failure: Failure | None
+    check: str | None
+    reading: Reading | None = None
+
+
+def examine(
+    scenario: Scenario,
+    target: Target | Parser,
+    fmt: Format,
+    registry: ToolRegistry,
+    dispatcher: str,
+    checks: list[Check],
+    *,
+    time_limit: float = 1.0,
+    chunks: list[int] | None = None,
+    stream: str = "whole",
+    target_is_grammar: bool = False,
+    attribute: bool = True,
+) -> Example:
+    """Decide one scenario, judge the outcome, then run every check on it.
+
+    ``attribute=False`` skips telling design faults from protocol ambiguity (the reference
+    reading); every bad verdict then counts as the design's, for a caller that re-checks.
+    ``chunks`` also feeds the completion to the target in pieces of those sizes (for the
+    stream-invariance check).
+    """
+    decided = decide_example(scenario.completion, target, fmt, registry, dispatcher,
+                             time_limit=time_limit, target_is_grammar=target_is_grammar)
+    step, outcome, result, reading = (decided.step, decided.outcome, decided.result,
+                                      decided.reading)
+    verdict = judge(outcome, scenario.acceptable, registry,
+                    completion=scenario.completion if attribute else None, fmt=fmt,
+                    reading=reading.outcome)
+    streamed = None
+    if chunks is not None and step is not None and not result.timed_out:
+        assert isinstance(target, Target)
+        pieces = split_chunks(scenario.completion, chunks)
+        streamed = stream_parse(target, pieces, eager=stream == "eager")
+    inp = CheckInput(
+        scenario=scenario, fmt=fmt, registry=registry, step=step, outcome=outcome,
+        verdict=verdict, error=result.error, timed_out=result.timed_out,
+        elapsed=result.elapsed, time_limit=time_limit,
+        target_is_grammar=target_is_grammar,
+        streamed_step=streamed, reading=reading,
+    )
+    failures = []
+    for c in checks:
+        try:
+            f = c(inp)
+        except Exception as e:  # a bug in a (user) check, not a finding about the target
+            raise UsageError(f"check {c.id!r} raised {type(e).__name__}: {e}") from None
+        if f is not None:
+            failures.append((c.id, f))
+    # a design fault outranks a protocol note on the same example
+    failures.sort(key=lambda cf: cf[1].cause != "design")
+    first: tuple[str | None, Failure | None] = failures[0] if failures else (None, None)
+    return Example(scenario, step, outcome, verdict, first[1], first[0], reading)
+
+
+def to_finding(ex: Example, target: str, fmt: Format, dispatcher: str, tools: str,
+               seed: int | None, shrunk: bool) -> Finding:
+    """The finding an example's first failure makes (the example must have failed)."""
+    assert ex.failure is not None and ex.check is not None
+    sc = ex.scenario
+    return Finding(
+        target=target,
+        format=fmt.source or fmt.name,
+        dispatcher=dispatcher,
+        tools=tools,
+        check=ex.check,
+        failure=ex.failure.kind,
+        cause=ex.failure.cause,
+        severity=ex.failure.severity,
+        abuse=sc.abuse,
+        completion=sc.completion,
+        intent=IntentSpec.of(sc.intent),
+        acceptable=AcceptableSpec.of(sc.acceptable),
+        expected=sc.acceptable.describe(),
+        observed=str(ex.outcome),
+        explanation=ex.failure.message,
+        seed=seed,
+        shrunk=shrunk,
+    )
