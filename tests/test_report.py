@@ -18,6 +18,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from reactfuzz.corpus import AcceptableSpec, Finding, IntentSpec
+from reactfuzz.engine import events as ev
 from reactfuzz.reporting import (
     NdjsonLog,
     ProgressPrinter,
@@ -296,6 +297,18 @@ def test_study_json(study: StudyResult, tmp_path: Path) -> None:
     assert cell["bad"] == 37 and 0.28 < cell["interval"][0] < 0.37 < cell["interval"][1]
 
 
+def test_ndjson_log_writes_typed_events_as_they_read_back(summary: RunSummary,
+                                                          tmp_path: Path) -> None:
+    path = tmp_path / "events.ndjson"
+    events = _engine_events(summary)
+    with NdjsonLog(path) as log:
+        for e in events:
+            log(e)
+    raw = path.read_bytes()
+    assert raw.isascii()
+    assert [ev.event_from_dict(json.loads(line)) for line in raw.decode().splitlines()] == events
+
+
 def test_ndjson_log_writes_and_flushes_each_event(summary: RunSummary, tmp_path: Path) -> None:
     path = tmp_path / "events.ndjson"
     log = NdjsonLog(path)
@@ -339,21 +352,18 @@ class _Clock:
         return self.now
 
 
-def _engine_events(summary: RunSummary) -> list[Event]:
-    """Events shaped as reactfuzz.engine emits them."""
+def _engine_events(summary: RunSummary) -> list[ev.EngineEvent]:
+    """The typed events reactfuzz.engine emits."""
+    op = ("classic", "malformed.wrong-type")
     return [
-        Event("run-started", {"seed": 7, "targets": ["classic"], "format": "bracket",
-                              "abuses": 3, "checks": 2}),
-        Event("replay", {"path": "fuzz_corpus/a.json", "reproduced": True}),
-        Event("operator-started", {"target": "classic", "abuse": "malformed.wrong-type"}),
-        Event("progress", {"target": "classic", "abuse": "malformed.wrong-type", "examples": 10}),
-        Event("progress", {"target": "classic", "abuse": "malformed.wrong-type", "examples": 20}),
-        Event("finding", {"finding": summary.findings[0], "path": None}),
-        Event("operator-finished", {"target": "classic", "abuse": "malformed.wrong-type",
-                                    "examples": 50, "failures": {"dispatch": 12},
-                                    "elapsed": 1.25}),
-        Event("run-finished", {"findings": 2, "protocol_notes": 1, "examples": 100,
-                               "elapsed": 2.0}),
+        ev.RunStarted(7, ("classic",), "bracket", "positional", 3, 2),
+        ev.CorpusReplayed("fuzz_corpus/a.json", True, "no-crash", "crash"),
+        ev.OperatorStarted(*op),
+        ev.ExamplesRan(*op, 10),
+        ev.ExamplesRan(*op, 20),
+        ev.FindingFound(summary.findings[0], None),
+        ev.OperatorFinished(*op, 50, {"dispatch": 12}, 1.25),
+        ev.RunFinished(2, 1, 100, 2.0),
     ]
 
 
@@ -364,7 +374,8 @@ def test_progress_plain_stream(summary: RunSummary) -> None:
         printer(e)  # the clock stands still: the second progress event is throttled
     assert "\r" not in out.getvalue()
     assert out.getvalue().splitlines() == [
-        "reactfuzz: seed 7 · targets classic · format bracket · 3 operators",
+        "reactfuzz: seed 7 · targets classic · format bracket · dispatcher positional"
+        " · 3 operators",
         "replay fuzz_corpus/a.json: reproduced",
         "classic · malformed.wrong-type",
         "  classic · malformed.wrong-type: 10 examples",
@@ -395,11 +406,9 @@ def test_progress_tty_rewrites_one_line(summary: RunSummary) -> None:
 def test_progress_study_events() -> None:
     out = io.StringIO()
     printer = ProgressPrinter(out, every=0)
-    printer(Event("run-started", {"designs": ["classic", "grammar"], "abuses": 30,
-                                  "cells": 55, "examples": 200, "seed": 3}))
-    printer(Event("progress", {"design": "classic", "abuse": "label.case", "done": 1,
-                               "total": 55, "bad": 4, "n": 200}))
-    printer(Event("run-finished", {"cells": 55, "elapsed": 12.0}))
+    printer(ev.StudyStarted(("classic", "grammar"), 30, 55, 200, 3))
+    printer(ev.CellFinished("classic", "label.case", 1, 55, 4, 200))
+    printer(ev.StudyFinished(55, 12.0))
     assert out.getvalue().splitlines() == [
         "reactfuzz study: seed 3 · 2 designs × 30 operators · 200 examples per cell",
         "  [1/55] classic × label.case (4/200 not ok)",

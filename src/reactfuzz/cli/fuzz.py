@@ -5,18 +5,15 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..errors import InputFileError, UsageError
-from ..explore import FAST_CHECKS
 from .common import _expand_abuses, _write_text
 
 if TYPE_CHECKING:
-    from ..corpus import Finding
-    from ..engine import FuzzConfig
-    from ..results import Event, RunSummary
+    from ..engine import EngineEvent, EventSink, FuzzConfig
+    from ..results import RunSummary
 
 
 def _load_plugins(modules: list[str] | None) -> None:
@@ -49,7 +46,7 @@ def _fuzz_targets(args: argparse.Namespace) -> list[str]:
 
 
 def _cmd_fuzz(args: argparse.Namespace) -> int:
-    from ..engine import FuzzConfig, run_fuzz_parallel
+    from ..engine import FuzzConfig, run_fuzz
     from ..reporting import NdjsonLog, ProgressPrinter, render_console
 
     if args.max_examples < 1:
@@ -64,39 +61,35 @@ def _cmd_fuzz(args: argparse.Namespace) -> int:
         seed=args.seed, max_examples=args.max_examples, time_budget=args.time_budget,
         corpus=None if args.no_corpus else args.corpus, baseline=args.baseline,
         replay_corpus=not args.no_replay, time_limit=args.time_limit, stream=args.stream,
+        strict_protocol=args.strict_protocol,
     )
-    sinks: list[Callable[[Event], None]] = []
+    sinks: list[EventSink] = []
     if not args.quiet:
         sinks.append(ProgressPrinter(sys.stderr))
     log = NdjsonLog(args.events) if args.events else None
     if log is not None:
         sinks.append(log)
 
-    def emit(event: Event) -> None:
+    def emit(event: EngineEvent) -> None:
         for s in sinks:
             s(event)
 
     try:
         if args.explore:
             return _explore(args, config, emit)
-        summary = run_fuzz_parallel(config, args.workers, emit)
+        summary = run_fuzz(config, emit, workers=args.workers)
     finally:
         if log is not None:
             log.close()
-    if args.strict_protocol:
-        summary.findings.extend(summary.protocol_notes)
-        summary.protocol_notes = []
     _write_reports(summary, args)
     print(render_console(summary, color=_color(args)))
     return summary.exit_code
 
 
-def _explore(args: argparse.Namespace, config: FuzzConfig,
-             emit: Callable[[Event], None]) -> int:
+def _explore(args: argparse.Namespace, config: FuzzConfig, emit: EventSink) -> int:
     """``fuzz --explore N``: the fast mode, one target, optionally over workers."""
-    from ..explore import ExploreConfig, explore_parallel
+    from ..explore import ExploreConfig, explore_parallel, explore_summary
     from ..reporting import render_console
-    from ..results import RunSummary
 
     if len(config.targets) != 1:
         raise UsageError("--explore takes one target")
@@ -108,17 +101,8 @@ def _explore(args: argparse.Namespace, config: FuzzConfig,
                        scenarios=args.explore, abuses=config.abuses, corpus=config.corpus,
                        time_limit=config.time_limit)
     results = explore_parallel(ec, args.workers, emit)
-    findings: list[Finding] = []
-    for r in results:
-        for f in r.findings:
-            if all(f.dedup_key() != g.dedup_key() for g in findings):
-                findings.append(f)
-    scen = sum(r.scenarios for r in results)
-    loop = max(r.loop_seconds for r in results)
-    summary = RunSummary(seed=ec.seed, targets=[ec.target], format=config.format,
-                         dispatcher=config.dispatcher, tools=config.tools,
-                         checks=list(FAST_CHECKS), abuses=[], findings=findings,
-                         examples=scen, elapsed=loop, corpus_dir=config.corpus)
+    summary = explore_summary(ec, results)
+    scen, loop = summary.examples, summary.elapsed
     _write_reports(summary, args)
     print(render_console(summary, color=_color(args)))
     print(f"explore: {scen} scenarios in {loop:.2f}s over {len(results)} worker(s):"
@@ -166,12 +150,12 @@ def _cmd_replay(args: argparse.Namespace) -> int:
         state = "reproduced" if r.reproduced else "FIXED" if not args.expect_reproduced \
             else "NOT REPRODUCED"
         state = state.ljust(14)
-        print(f"{state}  {r.path}  [{r.finding.check}/{r.finding.verdict}] -> {r.observed}")
+        print(f"{state}  {r.path}  [{r.finding.check}/{r.finding.failure}] -> {r.observed}")
     print(f"\n{len(reproduced)} of {len(results)} findings reproduce"
           + (f" against {args.target}" if args.target else ""))
     if args.json:
         _write_text(args.json, json.dumps([
-            {"path": str(r.path), "check": r.finding.check, "verdict": r.finding.verdict,
+            {"path": str(r.path), "check": r.finding.check, "verdict": r.finding.failure,
              "reproduced": r.reproduced, "observed": r.observed} for r in results
         ], indent=2) + "\n")
     if args.expect_reproduced:

@@ -4,35 +4,19 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from ..errors import UsageError
 from .common import _expand_abuses, _write_text
 
-if TYPE_CHECKING:
-    from ..results import Event
-
 
 def _cmd_study(args: argparse.Namespace) -> int:
-    from ..reporting import render_study_markdown, write_html
+    from ..reporting import ProgressPrinter, render_study_markdown, write_html
     from ..study import STUDY_DESIGNS, render_matrix_text, run_study
 
     if args.examples < 1:
         raise UsageError("--examples must be at least 1")
-    progress: Callable[[Event], None] | None = None
-    if not args.quiet:
-        def show(event: Event) -> None:
-            if event.kind == "progress":
-                d = event.data
-                print(f"\r[{d['done']}/{d['total']}] {d['design']} x {d['abuse']}"
-                      f" ({d['bad']}/{d['n']} bad)".ljust(78), end="", file=sys.stderr,
-                      flush=True)
-            elif event.kind == "run-finished":
-                print(file=sys.stderr)
-
-        progress = show
+    progress = None if args.quiet else ProgressPrinter(sys.stderr)
     result = run_study(designs=args.design or STUDY_DESIGNS, abuses=_expand_abuses(args.abuse),
                        examples=args.examples, seed=args.seed, emit=progress)
     out = Path(args.out)

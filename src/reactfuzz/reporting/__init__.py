@@ -1,7 +1,8 @@
 """Reports: the console, progress, JSON, NDJSON, JUnit, Markdown and HTML views of results.
 
 Every function here renders data -- a :class:`~reactfuzz.results.RunSummary`, a
-:class:`~reactfuzz.results.StudyResult` or engine :class:`~reactfuzz.results.Event` s -- and
+:class:`~reactfuzz.results.StudyResult` or the engine's typed events
+(:mod:`reactfuzz.engine.events`) -- and
 reads no clock and no randomness, so each output can be pinned by a snapshot test. HTML is
 written by hand (inline CSS, inline SVG, :func:`html.escape`): a report needs no dependency,
 no script and no network to be read.

@@ -77,7 +77,7 @@ def _targets(summary: RunSummary) -> list[str]:
 def _sorted(findings: Iterable[Finding]) -> list[Finding]:
     """Worst first, then by check, abuse and target: the order every report uses."""
     return sorted(findings, key=lambda f: (
-        _SEV_RANK.get(f.severity, len(_SEVERITIES)), f.check, f.abuse, f.target, f.verdict, f.id,
+        _SEV_RANK.get(f.severity, len(_SEVERITIES)), f.check, f.abuse, f.target, f.failure, f.id,
     ))
 
 

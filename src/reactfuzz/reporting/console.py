@@ -9,9 +9,23 @@ import sys
 import textwrap
 import time
 from collections.abc import Callable, Sequence
-from typing import Any, TextIO
+from typing import TextIO
 
-from ..results import Event, RunSummary
+from ..engine.events import (
+    CellFinished,
+    CorpusReplayed,
+    EngineEvent,
+    ExamplesRan,
+    FindingFound,
+    Interrupted,
+    OperatorFinished,
+    OperatorStarted,
+    RunFinished,
+    RunStarted,
+    StudyFinished,
+    StudyStarted,
+)
+from ..results import RunSummary
 from .common import (
     _chunks,
     _count_table,
@@ -26,7 +40,6 @@ from .common import (
     _targets,
     visible,
 )
-from .json import _jsonable
 
 __all__ = ["ProgressPrinter", "render_console"]
 
@@ -105,7 +118,7 @@ def render_console(summary: RunSummary, *, color: bool = False, width: int = 100
             out.append(f"   {(name if j == 0 else '').ljust(label_w)}{text}".rstrip())
 
     for i, f in enumerate(findings, 1):
-        parts = [f"{i}. {f.severity.upper()} {f.verdict}", f"check {f.check}",
+        parts = [f"{i}. {f.severity.upper()} {f.failure}", f"check {f.check}",
                  f"abuse {f.abuse} ({_family(f.abuse)})"]
         if len(_targets(summary)) > 1:
             parts.append(f"target {f.target}")
@@ -128,7 +141,7 @@ def render_console(summary: RunSummary, *, color: bool = False, width: int = 100
                 "intents; not counted as failures")
         out += [_paint(line, bold, color) for line in textwrap.wrap(said, width)]
         for f in notes:
-            lead = f"  - {f.verdict} · {f.abuse} · {f.target}: "
+            lead = f"  - {f.failure} · {f.abuse} · {f.target}: "
             out.append(lead + visible(f.completion, limit=max(10, width - len(lead))))
         out.append("")
 
@@ -148,31 +161,13 @@ def _wrap(text: str, width: int) -> list[str]:
 # Progress.
 
 
-def _get(obj: Any, key: str, default: Any = None) -> Any:
-    if isinstance(obj, dict):
-        return obj.get(key, default)
-    return getattr(obj, key, default)
-
-
-def _n(value: Any) -> int:
-    """A count given as a number, a list or a dict of counts."""
-    if isinstance(value, dict):
-        return sum(_n(v) for v in value.values())
-    if isinstance(value, (list, tuple, set)):
-        return len(value)
-    return int(value or 0)
-
-
 class ProgressPrinter:
-    """Prints engine events as progress lines (on stderr by default).
+    """Prints the engine's typed events as progress lines (on stderr by default).
 
-    Reads, where present: ``run-started`` {seed, targets, format, dispatcher, abuses,
-    checks}; ``replay`` {path, reproduced} or {replayed, reproduced}; ``operator-started``
-    {target, abuse, index, total}; ``progress`` {target, abuse, examples, failures};
-    ``finding`` {finding}; ``operator-finished`` {stats} or the fields of
-    :class:`OperatorStats`; ``run-finished`` {summary} or {findings, protocol_notes,
-    examples, elapsed}; ``interrupted``. ``progress`` lines come at most every ``every``
-    seconds; on a terminal they rewrite one status line, elsewhere they are plain lines.
+    One line per event, chosen by the event's type (:mod:`reactfuzz.engine.events`);
+    :class:`~reactfuzz.engine.events.ExamplesRan` and
+    :class:`~reactfuzz.engine.events.CellFinished` lines come at most every ``every``
+    seconds, and on a terminal they rewrite one status line, elsewhere they are plain lines.
     """
 
     def __init__(
@@ -190,13 +185,13 @@ class ProgressPrinter:
         self.tty = bool(isatty()) if callable(isatty) else False
         self._status = 0  # length of the status line currently shown (TTY only)
 
-    def __call__(self, event: Event) -> None:
-        if event.kind == "progress":
+    def __call__(self, event: EngineEvent) -> None:
+        if isinstance(event, (ExamplesRan, CellFinished)):
             now = self._clock()
             if now - self._last < self.every:
                 return
             self._last = now
-            line = self._progress(event.data)
+            line = self._progress(event)
             if self.tty:
                 pad = " " * max(0, self._status - len(line))
                 self.stream.write(f"\r{line}{pad}")
@@ -205,9 +200,7 @@ class ProgressPrinter:
                 return
             self._line(line)
             return
-        said = self._describe(event)
-        if said is not None:
-            self._line(said)
+        self._line(self._describe(event))
 
     def _line(self, line: str) -> None:
         if self._status:
@@ -217,75 +210,54 @@ class ProgressPrinter:
         self.stream.flush()
 
     @staticmethod
-    def _op(d: dict[str, Any]) -> str:
-        target, abuse = d.get("target"), d.get("abuse")
-        return " · ".join(str(x) for x in (target, abuse) if x) or "operator"
+    def _op(target: str, abuse: str) -> str:
+        return " · ".join(x for x in (target, abuse) if x) or "operator"
 
-    def _progress(self, d: dict[str, Any]) -> str:
-        if "design" in d:  # a study: one event per finished cell
-            where = f"[{d['done']}/{d['total']}] " if "done" in d and "total" in d else ""
-            bad = f" ({d['bad']}/{d['n']} not ok)" if "bad" in d and "n" in d else ""
-            return f"  {where}{d['design']} × {d.get('abuse', '')}{bad}"
-        fails = _n(d.get("failures"))
-        tail = f", {fails} failing" if fails else ""
-        return f"  {self._op(d)}: {_n(d.get('examples'))} examples{tail}"
+    def _progress(self, event: ExamplesRan | CellFinished) -> str:
+        if isinstance(event, CellFinished):
+            return (f"  [{event.done}/{event.total}] {event.design} × {event.abuse}"
+                    f" ({event.bad}/{event.n} not ok)")
+        tail = f", {event.failing} failing" if event.failing else ""
+        return f"  {self._op(event.target, event.abuse)}: {event.examples} examples{tail}"
 
-    def _describe(self, event: Event) -> str | None:
-        d, kind = event.data, event.kind
-        if kind == "run-started" and "designs" in d:  # a study
-            return (f"reactfuzz study: seed {d.get('seed')} · {_n(d['designs'])} designs × "
-                    f"{_n(d.get('abuses'))} operators · {d.get('examples', '?')} examples "
-                    f"per cell")
-        if kind == "run-finished" and "cells" in d:
-            return (f"done: {_plural(_n(d['cells']), 'cell')} in "
-                    f"{_seconds(float(d.get('elapsed', 0.0) or 0.0))}")
-        if kind == "run-started":
-            targets = d.get("targets") or []
-            parts = [f"reactfuzz: seed {d.get('seed')}"]
-            if targets:
-                parts.append("targets " + ", ".join(map(str, targets)))
-            for key in ("format", "dispatcher"):
-                if d.get(key):
-                    parts.append(f"{key} {d[key]}")
-            if d.get("abuses") is not None:
-                parts.append(_plural(_n(d["abuses"]), "operator"))
+    def _describe(self, event: EngineEvent) -> str:
+        if isinstance(event, RunStarted):
+            parts = [f"reactfuzz: seed {event.seed}"]
+            if event.targets:
+                parts.append("targets " + ", ".join(event.targets))
+            parts += [f"format {event.format}", f"dispatcher {event.dispatcher}",
+                      _plural(event.abuses, "operator")]
+            if event.workers > 1:
+                parts.append(_plural(event.workers, "worker"))
             return " · ".join(parts)
-        if kind == "replay":
-            if "path" in d:
-                state = "reproduced" if d.get("reproduced") else "no longer reproduces"
-                return f"replay {d['path']}: {state}"
-            return f"replay: {_n(d.get('replayed'))} corpus files, " \
-                   f"{_n(d.get('reproduced'))} reproduced"
-        if kind == "operator-started":
-            where = f"[{d['index']}/{d['total']}] " if "index" in d and "total" in d else ""
-            return f"{where}{self._op(d)}"
-        if kind == "finding":
-            f = d.get("finding")
-            if f is None:
-                return "  finding"
-            comp = visible(str(_get(f, "completion", "")), limit=60)
-            if _get(f, "cause") == "protocol":
-                return f"  protocol note: {_get(f, 'verdict')} · {_get(f, 'abuse')}: {comp}"
-            return (f"  FINDING {_get(f, 'severity')} {_get(f, 'verdict')} · "
-                    f"{_get(f, 'check')} · {_get(f, 'abuse')}: {comp}")
-        if kind == "operator-finished":
-            s = d.get("stats", d)
-            op = self._op({"target": _get(s, "target"), "abuse": _get(s, "abuse")})
-            if _get(s, "skipped"):
-                return f"  skipped {op}: {_get(s, 'skipped')}"
-            failures = _get(s, "failures") or {}
-            fails = _n(failures)
+        if isinstance(event, CorpusReplayed):
+            state = "reproduced" if event.reproduced else "no longer reproduces"
+            return f"replay {event.path}: {state}"
+        if isinstance(event, OperatorStarted):
+            return self._op(event.target, event.abuse)
+        if isinstance(event, FindingFound):
+            f = event.finding
+            comp = visible(f.completion, limit=60)
+            if f.cause == "protocol":
+                return f"  protocol note: {f.failure} · {f.abuse}: {comp}"
+            return f"  FINDING {f.severity} {f.failure} · {f.check} · {f.abuse}: {comp}"
+        if isinstance(event, OperatorFinished):
+            fails = sum(event.failures.values())
             by = ""
-            if isinstance(failures, dict) and fails:
-                by = " (" + ", ".join(f"{k} {v}" for k, v in failures.items() if v) + ")"
-            return (f"  done {op}: {_n(_get(s, 'examples'))} examples, {fails} failing{by} "
-                    f"in {_seconds(float(_get(s, 'elapsed', 0.0) or 0.0))}")
-        if kind == "run-finished":
-            s = d.get("summary", d)
-            return (f"done: {_plural(_n(_get(s, 'findings')), 'finding')}, "
-                    f"{_plural(_n(_get(s, 'protocol_notes')), 'protocol note')}, "
-                    f"{_n(_get(s, 'examples'))} examples in "
-                    f"{_seconds(float(_get(s, 'elapsed', 0.0) or 0.0))}")
-        if kind == "interrupted":
+            if fails:
+                by = " (" + ", ".join(f"{k} {v}" for k, v in event.failures.items() if v) + ")"
+            return (f"  done {self._op(event.target, event.abuse)}: {event.examples} examples,"
+                    f" {fails} failing{by} in {_seconds(event.elapsed)}")
+        if isinstance(event, RunFinished):
+            return (f"done: {_plural(event.findings, 'finding')}, "
+                    f"{_plural(event.protocol_notes, 'protocol note')}, "
+                    f"{event.examples} examples in {_seconds(event.elapsed)}")
+        if isinstance(event, Interrupted):
             return "interrupted: stopping; the findings so far are kept"
-        return f"{kind}: {json.dumps(_jsonable(d), ensure_ascii=False)}"
+        if isinstance(event, StudyStarted):
+            return (f"reactfuzz study: seed {event.seed} · {len(event.designs)} designs × "
+                    f"{event.abuses} operators · {event.examples} examples per cell")
+        if isinstance(event, StudyFinished):
+            return f"done: {_plural(event.cells, 'cell')} in {_seconds(event.elapsed)}"
+        # an event type this printer does not know yet: its serialised form
+        return f"{event.kind}: {json.dumps(event.to_dict()['data'], ensure_ascii=False)}"

@@ -211,7 +211,7 @@ def _run_html(summary: RunSummary) -> tuple[str, list[str]]:
         for i, f in enumerate(findings, 1):
             body.append(
                 f'<tr><td class="num"><a href="#f-{f.id}">{i}</a></td>'
-                f"<td>{_sev_pill(f.severity)}</td><td><code>{_e(f.verdict)}</code></td>"
+                f"<td>{_sev_pill(f.severity)}</td><td><code>{_e(f.failure)}</code></td>"
                 f"<td><code>{_e(f.check)}</code></td><td><code>{_e(f.abuse)}</code></td>"
                 f"<td><code>{_e(f.target)}</code></td>"
                 f'<td class="comp"><code>{_e(visible(f.completion, limit=90))}</code></td></tr>')
@@ -221,7 +221,7 @@ def _run_html(summary: RunSummary) -> tuple[str, list[str]]:
         for i, f in enumerate(findings, 1):
             body += [
                 f'<details id="f-{f.id}"{opened}><summary><b>{i}.</b> {_sev_pill(f.severity)} '
-                f"<code>{_e(f.verdict)}</code> · <code>{_e(f.check)}</code> · "
+                f"<code>{_e(f.failure)}</code> · <code>{_e(f.check)}</code> · "
                 f"<code>{_e(f.abuse)}</code> · <code>{_e(f.target)}</code></summary>",
                 '<dl class="kv">',
                 f"<dt>completion</dt><dd><pre>{_e(visible(f.completion))}</pre></dd>",
@@ -240,7 +240,7 @@ def _run_html(summary: RunSummary) -> tuple[str, list[str]]:
         body.append("<table><tr><th>verdict</th><th>abuse</th><th>target</th>"
                     "<th>completion</th><th>explanation</th></tr>")
         for f in notes:
-            body.append(f"<tr><td><code>{_e(f.verdict)}</code></td><td><code>{_e(f.abuse)}"
+            body.append(f"<tr><td><code>{_e(f.failure)}</code></td><td><code>{_e(f.abuse)}"
                         f"</code></td><td><code>{_e(f.target)}</code></td>"
                         f'<td class="comp"><code>{_e(visible(f.completion, limit=90))}</code>'
                         f"</td><td>{_e(_free(f.explanation))}</td></tr>")

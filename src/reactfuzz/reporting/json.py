@@ -9,6 +9,7 @@ from typing import Any, TextIO
 
 from pydantic import BaseModel
 
+from ..engine.events import EngineEvent
 from ..results import Event, RunSummary, StudyCell, StudyResult
 from .common import _matrix, _write
 
@@ -114,9 +115,12 @@ def write_json(result: RunSummary | StudyResult, path: str | Path) -> Path:
 class NdjsonLog:
     """Writes engine events to a file, one JSON object per line, flushed per event.
 
-    Each line is ``{"kind": ..., "data": {...}}``; findings inside ``data`` are dumped as
-    the corpus stores them. Lines are pure ASCII (``\\u2028`` and ``\\x85`` escaped), so no
-    line splitter can cut a record in two. Use as a context manager or call :meth:`close`.
+    Each line is an engine event's :meth:`~reactfuzz.engine.events.EngineEvent.to_dict`,
+    ``{"kind": ..., "data": {...}}`` (findings inside ``data`` as the corpus stores them),
+    which :func:`~reactfuzz.engine.events.event_from_dict` reads back; an untyped
+    :class:`~reactfuzz.results.Event` is written in the same shape. Lines are pure ASCII
+    (``\\u2028`` and ``\\x85`` escaped), so no line splitter can cut a record in two. Use
+    as a context manager or call :meth:`close`.
     """
 
     def __init__(self, path: str | Path) -> None:
@@ -124,10 +128,13 @@ class NdjsonLog:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._fh: TextIO | None = open(self.path, "w", encoding="utf-8")
 
-    def __call__(self, event: Event) -> None:
+    def __call__(self, event: EngineEvent | Event) -> None:
         if self._fh is None:
             raise ValueError(f"NdjsonLog({str(self.path)!r}) is closed")
-        record = {"kind": event.kind, "data": _jsonable(event.data)}
+        if isinstance(event, EngineEvent):
+            record = event.to_dict()
+        else:
+            record = {"kind": event.kind, "data": _jsonable(event.data)}
         self._fh.write(json.dumps(record, ensure_ascii=True) + "\n")
         self._fh.flush()
 

@@ -55,7 +55,7 @@ def _attrs(**kw: Any) -> str:
 
 def _finding_block(summary: RunSummary, f: Finding) -> str:
     return "\n".join([
-        f"[{f.severity}] {f.verdict} · {f.abuse} · {f.target}",
+        f"[{f.severity}] {f.failure} · {f.abuse} · {f.target}",
         f"  completion: {visible(f.completion)}",
         f"  expected:   {_free(f.expected)}",
         f"  observed:   {_free(f.observed)}",
@@ -93,10 +93,10 @@ def render_junit(summary: RunSummary) -> str:
                 body: list[str] = []
                 if found:
                     n_fail += 1
-                    kinds = ", ".join(dict.fromkeys(f"{f.verdict} ({f.severity})" for f in found))
+                    kinds = ", ".join(dict.fromkeys(f"{f.failure} ({f.severity})" for f in found))
                     msg = f"{_plural(len(found), 'finding')}: {kinds}"
                     text = "\n\n".join(_finding_block(summary, f) for f in found)
-                    body.append(f"      <failure{_attrs(message=msg, type=found[0].verdict)}>"
+                    body.append(f"      <failure{_attrs(message=msg, type=found[0].failure)}>"
                                 f"{_xml_text(text)}</failure>")
                 elif ops and all(o.skipped for o in ops):
                     n_skip += 1
@@ -105,7 +105,7 @@ def render_junit(summary: RunSummary) -> str:
                 if notes:
                     text = "protocol notes (the format cannot carry these intents; not counted "\
                            "as failures):\n" + "\n".join(
-                               f"  {f.verdict} · {f.abuse}: {visible(f.completion)}" for f in notes)
+                               f"  {f.failure} · {f.abuse}: {visible(f.completion)}" for f in notes)
                     body.append(f"      <system-out>{_xml_text(text)}</system-out>")
                 cases.append(f"{head}>\n" + "\n".join(body) + "\n    </testcase>" if body
                              else f"{head}/>")

@@ -86,7 +86,7 @@ def render_markdown(summary: RunSummary) -> str:
         where = f" · `{f.target}`" if multi else ""
         out += [
             "<details>",
-            f"<summary><b>{html.escape(f.severity)}</b> · <code>{html.escape(f.verdict)}</code>"
+            f"<summary><b>{html.escape(f.severity)}</b> · <code>{html.escape(f.failure)}</code>"
             f" · <code>{html.escape(f.check)}</code> · <code>{html.escape(f.abuse)}</code>"
             f"{html.escape(where).replace('`', '')}</summary>",
             "",
@@ -110,7 +110,7 @@ def render_markdown(summary: RunSummary) -> str:
             f"<summary>{_plural(len(notes), 'protocol note')}: the format cannot carry these "
             "intents; not counted as failures</summary>",
             "",
-            *(f"- `{f.verdict}` · `{f.abuse}` · `{f.target}`: {_code(visible(f.completion))}"
+            *(f"- `{f.failure}` · `{f.abuse}` · `{f.target}`: {_code(visible(f.completion))}"
               for f in notes),
             "",
             "</details>",
