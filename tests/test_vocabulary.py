@@ -26,7 +26,8 @@ from reactfuzz.tools import default_registry
 checks, common, dispatch, oracle, strategies, study = (
     importlib.import_module(f"reactfuzz.{name}")
     for name in (
-        "checks", "reporting.common", "dispatch", "oracle", "strategies", "study"
+        "engine.checks", "reporting.common", "dispatch", "oracle", "strategies",
+        "engine.study"
     )
 )
 
@@ -78,8 +79,9 @@ def test_the_old_names_are_the_one_definition() -> None:
     assert dispatch.RejectKind is kinds.RejectKind
     assert dispatch.REJECT_KINDS is kinds.REJECT_KINDS
     assert strategies.ANY_REFUSAL is kinds.ANY_REFUSAL
-    assert checks._DISAGREEMENT_SEVERITY is kinds.DISAGREEMENT_SEVERITY
-    assert study._RANK is kinds.SEVERITY_RANK
+    assert checks.DISAGREEMENT_SEVERITY is kinds.DISAGREEMENT_SEVERITY
+    assert study.SEVERITY_RANK is kinds.SEVERITY_RANK
+    assert checks.SEVERITY is study.SEVERITY is kinds.SEVERITY
     assert common._SEVERITIES == tuple(reversed(kinds.SEVERITY_SCALE))
 
 

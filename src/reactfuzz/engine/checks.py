@@ -20,8 +20,9 @@ from typing import Literal
 from ..designs import Reading
 from ..dispatch import Crashed, Executed, Finished, Outcome, Rejected
 from ..formats import Format
+from ..kinds import DISAGREEMENT_SEVERITY, SEVERITY
 from ..model import Call, Step
-from ..oracle import SEVERITY, Verdict
+from ..oracle import Verdict
 from ..registry import Registry
 from ..render import written_form
 from ..strategies import Scenario
@@ -238,9 +239,6 @@ def _disagreement(step: Step, ref: Step) -> tuple[str, str] | None:
     return None
 
 
-from reactfuzz.kinds import DISAGREEMENT_SEVERITY as _DISAGREEMENT_SEVERITY  # noqa: E402
-
-
 @check("agrees-with-grammar", "the target reads a completion as the format's grammar does")
 def _agrees(inp: CheckInput) -> Failure | None:
     if inp.target_is_grammar or inp.step is None:
@@ -249,7 +247,7 @@ def _agrees(inp: CheckInput) -> Failure | None:
     if found is None:
         return None
     kind, message = found
-    return Failure(f"disagrees:{kind}", message, _DISAGREEMENT_SEVERITY[kind])
+    return Failure(f"disagrees:{kind}", message, DISAGREEMENT_SEVERITY[kind])
 
 
 @check("stream-invariance", "the same Step whether the completion arrives whole or in chunks")

@@ -16,7 +16,7 @@ from hypothesis.errors import Unsatisfiable
 from .._determinism import pinned
 from ..designs import BUILTIN_DESIGNS, Design
 from ..errors import UsageError
-from ..oracle import SEVERITY
+from ..kinds import SEVERITY, SEVERITY_RANK
 from ..parsers import get_parser
 from ..strategies import ABUSES, Scenario, for_each_example, scenarios
 from ..tools import ToolRegistry, default_registry
@@ -32,9 +32,6 @@ STUDY_DESIGNS: tuple[str, ...] = (
     "grammar-paper", "grammar-action-input", "json-args",
 )
 """The designs the study compares, classic first."""
-
-from reactfuzz.kinds import SEVERITY_RANK as _RANK  # noqa: E402
-
 
 @pinned
 def run_study(
@@ -96,7 +93,7 @@ def _trial(design: Design, registry: ToolRegistry, abuse: str, examples: int,
         cell.counts[v.kind] = cell.counts.get(v.kind, 0) + 1
         if not v.ok and v.cause == "protocol":
             cell.protocol += 1
-        rank = _RANK[SEVERITY[v.kind]]
+        rank = SEVERITY_RANK[SEVERITY[v.kind]]
         if rank > worst[0]:
             worst[0] = rank
             cell.example = sc.completion
