@@ -349,7 +349,11 @@ def _build_step(tree: Tree, text: str, fmt: Format) -> Step:
 
 
 def _check_numbering(tree: Tree, text: str, fmt: Format, start: str) -> Invalid | None:
-    """Numbered formats: labels carry numbers, a step's labels share one, steps count up."""
+    """Numbered formats: labels carry numbers, a step's labels share one, steps count up.
+
+    The caret context (a split of the whole text) is built only for the label that is
+    wrong: building it for every label made long transcripts quadratic.
+    """
     current: int | None = None
     seen: list[str] = []  # roles seen in the current step
     order = {"thought": 0, "action": 1, "observation": 2}
@@ -359,20 +363,21 @@ def _check_numbering(tree: Tree, text: str, fmt: Format, start: str) -> Invalid 
             continue
         n = _label_number(tok)
         word = getattr(fmt.labels, role)
-        ctx = caret_context(text, tok.line, tok.column)
         if fmt.numbered and n is None:
             return Invalid(
                 "label-number",
                 f"'{tok.value}' has no number: the {fmt.name} format numbers its labels"
                 f" ('{word} 1:')",
-                tok.line, tok.column, (f"'{word} N:'",), ctx,
+                tok.line, tok.column, (f"'{word} N:'",),
+                caret_context(text, tok.line, tok.column),
             )
         if not fmt.numbered:
             if n is not None:
                 return Invalid(
                     "label-number",
                     f"'{tok.value}' is numbered: the {fmt.name} format writes '{word}:'",
-                    tok.line, tok.column, (f"'{word}:'",), ctx,
+                    tok.line, tok.column, (f"'{word}:'",),
+                    caret_context(text, tok.line, tok.column),
                 )
             continue
         assert n is not None
@@ -392,7 +397,7 @@ def _check_numbering(tree: Tree, text: str, fmt: Format, start: str) -> Invalid 
             "label-number",
             f"'{tok.value}' is out of sequence: expected number {want} after"
             f" '{getattr(fmt.labels, seen[-1])} {current}:'",
-            tok.line, tok.column, (), ctx,
+            tok.line, tok.column, (), caret_context(text, tok.line, tok.column),
         )
     return None
 
