@@ -101,6 +101,7 @@ def grammar_source(fmt: Format | str) -> tuple[str, Path]:
         # longest first so that "Action Input" is not shadowed by "Action"
         every.sort(key=len, reverse=True)
         lines.append(f"%override CONT: /(?!{_label_regex(every)})[^\\n]+/")
+    lines.extend(fmt.family.grammar_overrides(fmt))
     return "\n".join(lines) + "\n", path
 
 
@@ -163,6 +164,8 @@ _TERMINAL_NAMES = {
     "COLON": "':'",
     "_JWS": "whitespace",
     "_SP": "a space",
+    "FENCE_OPEN": "a ``` code fence",
+    "FENCE_CLOSE": "the closing ```",
 }
 
 
@@ -199,7 +202,8 @@ def _hint(line_text: str, fmt: Format) -> str:
 
 
 def _on_action_line(line_text: str, column: int, fmt: Format) -> bool:
-    m = fmt.line_start_re("action").match(line_text)
+    # the input line (`Action Input:`) holds the action's arguments: part of the action too
+    m = fmt.line_start_re("action", "action_input").match(line_text)
     return m is not None and column > m.end()
 
 

@@ -107,7 +107,7 @@ def _cmd_demo(args: argparse.Namespace) -> int:
         labels = ["turn 1", "turn 2", "comma"]
         for label, comp in zip(labels, completions):
             cells = []
-            for pname in _DEMO_PARSERS[name]:
+            for pname in _DEMO_PARSERS.get(name, ["grammar"]):
                 step = get_parser(pname, name).parse(comp)
                 cells.append(f"{pname}: {_short(step.to_dict())}")
             print(f"   {label:<7} " + "\n           ".join(cells))

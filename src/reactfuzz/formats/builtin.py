@@ -21,6 +21,8 @@ from . import bracket  # noqa: F401
 from . import paper  # noqa: F401
 from . import action_input  # noqa: F401
 from . import json_args  # noqa: F401
+from . import action_json  # noqa: F401
+from . import json_blob  # noqa: F401
 # isort: on
 from .spec import Format, Labels
 
@@ -64,6 +66,33 @@ The hardened text form: `Action: name` followed by one JSON object of named argu
 on the same line or starting on the next; the object may span lines. Anything but an
 object, invalid JSON, a duplicate key or text after the closing `}` is rejected.
 Final answer: `Answer: text`. Stop: `Observation:`."""
+
+_ACTION_INPUT_JSON_NOTES = """\
+The protocol of qwen-agent's ReAct chat and lagent. `Action: tool` (the rest of the line,
+trimmed, is the tool name), then `Action Input:` followed by one JSON object of named
+arguments, on the same line or starting on the next; the object may span lines.
+Anything but an object, invalid JSON, a duplicate key, a code fence (unless the format
+sets `fence`) or text after the closing `}` is rejected; a missing `Action Input:` line
+is rejected. Final answer: `Final Answer: text`, to the end. A completion with neither
+an action nor `Final Answer:` is rejected (qwen-agent shows such text to the user as the
+answer: the grammar says the format was not followed). Stop: `\\nObservation:`."""
+
+_JSON_BLOB_NOTES = """\
+The smolagents tool-calling text shape. `Action:` followed by one JSON object
+`{"name": tool, "arguments": {...}}`, on the same line or starting on the next; the
+object may span lines. The final answer is the blob of the reserved tool
+`final_answer` with the single argument `answer` (a string). A missing or extra key,
+arguments that are not an object, invalid JSON, a duplicate key, a code fence or text
+after the closing `}` is rejected; `Final Answer:` is not a label. Stop: `Observation:`
+and `Calling tools:`."""
+
+_JSON_BLOB_FENCED_NOTES = """\
+The JSON-blob chat-agent shape. `Action:` followed by a ```json code fence holding one
+JSON object `{"action": tool, "action_input": {...}}` (a fence with another info
+string, or none, is rejected). The final answer is the blob
+`{"action": "Final Answer", "action_input": "text"}`. A missing or extra key, invalid
+JSON, a duplicate key or text after the closing fence is rejected. Stop:
+`Observation:`."""
 
 
 BUILTIN_FORMATS: Registry[Format] = Registry("built-in format")
@@ -111,6 +140,45 @@ for _fmt in (
         labels=Labels(),
         stop=("Observation:",),
         grammar="json_args.lark",
+    ),
+    Format(
+        name="action-input-json",
+        description="Action: tool / Action Input: {JSON object} / Final Answer: text"
+        " (qwen-agent, lagent)",
+        notes=_ACTION_INPUT_JSON_NOTES,
+        syntax="action-input",
+        arguments="json",
+        labels=Labels(action_input="Action Input", answer="Final Answer"),
+        stop=("\nObservation:",),
+        grammar="action_input_json.lark",
+    ),
+    Format(
+        name="json-blob",
+        description='Action: {"name": tool, "arguments": {...}}; answer by the final_answer'
+        " tool (smolagents)",
+        notes=_JSON_BLOB_NOTES,
+        syntax="json-blob",
+        arguments="json",
+        labels=Labels(answer=None),
+        finish_action="final_answer",
+        stop=("Observation:", "Calling tools:"),
+        grammar="json_blob.lark",
+    ),
+    Format(
+        name="json-blob-fenced",
+        description='Action: ```json {"action": tool, "action_input": {...}} ```; answer by'
+        ' the "Final Answer" action (JSON chat agents)',
+        notes=_JSON_BLOB_FENCED_NOTES,
+        syntax="json-blob",
+        arguments="json",
+        labels=Labels(answer=None),
+        finish_action="Final Answer",
+        fence="json",
+        tool_key="action",
+        args_key="action_input",
+        answer_key=None,
+        stop=("Observation:",),
+        grammar="json_blob.lark",
     ),
 ):
     BUILTIN_FORMATS.add(_fmt.name, _fmt)

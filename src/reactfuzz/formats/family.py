@@ -273,6 +273,15 @@ class Family:
         """How one text argument appears inside the written action."""
         return value
 
+    # ---- format data and grammar text a family adds (the JSON families use these)
+
+    format_fields: ClassVar[tuple[str, ...]] = ()
+    """Family-specific :class:`Format` fields this family reads (others must keep defaults)."""
+
+    def grammar_overrides(self, fmt: Format) -> tuple[str, ...]:
+        """Grammar lines (``%override ...``) written from the format's data, after its labels."""
+        return ()
+
 
 def label_free(text: str, fmt: Format) -> bool:
     """True if no line of ``text`` (after the first) starts with one of the format's labels."""

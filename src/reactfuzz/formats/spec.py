@@ -47,6 +47,8 @@ from .family import FAMILIES, Family, family_for, line_start_re, syntax_pairs
 __all__ = ["Format", "Labels"]
 
 _LABEL_RE = re.compile(r"^[^\W\d][\w .\-]*$")
+_JSON_FIELDS = ("fence", "fence_optional", "tool_key", "args_key", "answer_key")
+"""The JSON families' fields (a format of another family keeps their defaults)."""
 
 
 class Labels(BaseModel):
@@ -109,6 +111,22 @@ class Format(BaseModel):
     finish_action: str | None = None
     stop: tuple[str, ...] = ("Observation:",)
     grammar: str | None = None
+
+    # ---- JSON protocol families (action-input-json, json-blob): see their modules
+    fence: str | None = None
+    """Info string of the ``` code fence written around the JSON (``"json"``; ``""``: a
+    bare fence); ``None``: no fence, and a fenced JSON is refused."""
+    fence_optional: StrictBool = False
+    """The JSON may also stand without the fence (the writer still writes ``fence``)."""
+    tool_key: str = "name"
+    """json-blob: the key whose string names the tool (``action`` in the chat style)."""
+    args_key: str = "arguments"
+    """json-blob: the key holding the arguments object (``action_input``, ``parameters``)."""
+    answer_key: str | None = "answer"
+    """json-blob with a ``finish_action``: the argument holding the answer text; ``None``:
+    the arguments value itself is the answer string (``"action_input": "..."``)."""
+    # ---- end of the JSON families' fields
+
     source: str | None = Field(default=None, exclude=True)
 
     @field_validator("syntax")
@@ -146,7 +164,34 @@ class Format(BaseModel):
             )
         if any(not s for s in self.stop):
             raise ValueError("stop sequences must not be empty strings")
+        self._json_fields_consistent()
         return self
+
+    def _json_fields_consistent(self) -> None:
+        """The JSON families' fields: only their formats set them, and sensibly."""
+        reads = getattr(self.family, "format_fields", ())
+        for key in _JSON_FIELDS:
+            if key not in reads and getattr(self, key) != Format.model_fields[key].default:
+                users = sorted(f.name for f in FAMILIES.values()
+                               if key in getattr(f, "format_fields", ()))
+                which = " and ".join(users) + (" families" if len(users) > 1 else " family")
+                raise ValueError(
+                    f"{key!r} is read only by the {which}, not by {self.family.name}"
+                    f" (syntax {self.syntax!r}, arguments {self.arguments!r})"
+                )
+        if self.fence is not None and not re.fullmatch(r"[\w+.\-]*", self.fence):
+            raise ValueError(
+                f"fence {self.fence!r} must be a code fence's info string such as 'json'"
+                " (letters, digits, '+', '.', '-'; no backticks)"
+            )
+        if self.fence_optional and self.fence is None:
+            raise ValueError("fence_optional needs a fence (e.g. fence = 'json')")
+        for key in ("tool_key", "args_key", "answer_key"):
+            value = getattr(self, key)
+            if value is not None and not value:
+                raise ValueError(f"{key} must not be an empty string")
+        if self.tool_key == self.args_key:
+            raise ValueError(f"tool_key and args_key are both {self.tool_key!r}")
 
     @property
     def family(self) -> Family:
