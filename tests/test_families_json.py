@@ -317,3 +317,32 @@ def test_base_json_blob_without_finish_action_or_answer_label(tmp_path: Path) ->
     text = render(FinalAnswer("ok"), fmt)
     assert text == 'Action: {"name": "done", "arguments": {"text": "ok"}}'
     assert grammar_parse(text, fmt).intent() == FinalAnswer("ok")
+
+
+def test_toml_picks_a_family_by_name(tmp_path: Path) -> None:
+    fmt = load_format(write(tmp_path, 'family = "json-blob"\nargs_key = "parameters"\n'))
+    assert fmt.family.name == "json_blob" and fmt.labels.answer == "Answer"
+    assert render(Call("s", (1,), ("a",)), fmt) == 'Action: {"name": "s", "parameters": {"a": 1}}'
+    fmt = load_format(write(tmp_path, 'family = "action_input_json"\n[labels]\n'
+                                      'action_input = "Action Input"\n'))
+    assert (fmt.syntax, fmt.arguments) == ("action-input", "json")
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("family = 'json-blobs'\n", r"key 'family': 'json-blobs' is not a format family"
+         r" \(use one of bracket, .*json-blob"),
+        ("family = 3\n", r"key 'family': 3 is not a format family"),
+        ("family = 'json-blob'\nsyntax = 'bracket'\n", r"key 'syntax': 'bracket' contradicts"
+         r" family 'json-blob'"),
+        ("family = 'action-input-json'\n", r"needs labels.action_input"),
+    ],
+    ids=["unknown", "not-a-string", "contradiction", "needs-label"],
+)
+def test_bad_family_is_one_line(tmp_path: Path, text: str, message: str) -> None:
+    p = write(tmp_path, text)
+    with pytest.raises(FormatError, match=message) as info:
+        load_format(p)
+    assert str(info.value).startswith(str(p)) and "\n" not in str(info.value)
+

@@ -24,6 +24,7 @@ from . import json_args  # noqa: F401
 from . import action_json  # noqa: F401
 from . import json_blob  # noqa: F401
 # isort: on
+from .family import FAMILIES
 from .spec import Format, Labels
 
 if sys.version_info >= (3, 11):
@@ -228,6 +229,9 @@ def load_format(path: str | Path) -> Format:
         # a user format that changes labels must not silently keep the base grammar file
         merged["grammar"] = None
         merged["description"] = ""
+    family = data.pop("family", None)
+    if family is not None:
+        data = {**_family_keys(p, family, data), **data}
     merged.update(data)
     if "name" not in merged:
         merged["name"] = p.stem
@@ -247,7 +251,23 @@ def load_format(path: str | Path) -> Format:
         key = ".".join(str(x) for x in err["loc"]) or "(top level)"
         msg = err["msg"].removeprefix("Value error, ")
         if err["type"] == "extra_forbidden":
-            allowed = ", ".join([*sorted(Format.model_fields.keys() - {"source"}), "base"])
+            allowed = ", ".join(
+                [*sorted(Format.model_fields.keys() - {"source"}), "base", "family"]
+            )
             msg = f"unknown key (allowed: {allowed})"
         more = f" (and {len(e.errors()) - 1} more)" if len(e.errors()) > 1 else ""
         raise FormatError(f"{p}: key '{key}': {msg}{more}") from None
+
+
+def _family_keys(p: Path, family: object, data: dict[str, Any]) -> dict[str, Any]:
+    """``family = "json-blob"``: the ``syntax`` + ``arguments`` that select that family."""
+    fam = FAMILIES.get(family.replace("-", "_")) if isinstance(family, str) else None
+    if fam is None:
+        names = ", ".join(f.name.replace("_", "-") for f in FAMILIES.values())
+        raise FormatError(f"{p}: key 'family': {family!r} is not a format family"
+                          f" (use one of {names})")
+    for key in ("syntax", "arguments"):
+        if key in data and data[key] != getattr(fam, key):
+            raise FormatError(f"{p}: key '{key}': {data[key]!r} contradicts family"
+                              f" {family!r} (which reads {key} {getattr(fam, key)!r})")
+    return {"syntax": fam.syntax, "arguments": fam.arguments}
