@@ -13,9 +13,10 @@ from reactfuzz.formats import Format, get_format, load_format
 from reactfuzz.render import render
 
 
-def test_four_builtins_with_grammars() -> None:
+def test_builtins_with_grammars() -> None:
     assert list(BUILTIN_FORMATS) == ["bracket", "paper", "action-input", "json-args",
-                                     "action-input-json", "json-blob", "json-blob-fenced"]
+                                     "action-input-json", "json-blob", "json-blob-fenced",
+                                     "react-single", "tool-call", "function-tag"]
     for fmt in BUILTIN_FORMATS.values():
         assert fmt.notes, f"{fmt.name} must document its label-variant decisions"
         assert fmt.grammar and fmt.grammar.endswith(".lark")
@@ -125,12 +126,14 @@ def test_each_builtin_format_has_its_family_object() -> None:
     from reactfuzz.formats import FAMILIES, Family
 
     assert list(FAMILIES) == ["bracket", "paper", "action_input", "json_args",
-                              "action_input_json", "json_blob"]
+                              "action_input_json", "json_blob", "tag", "template-json",
+                              "template-comma", "template-single"]
     names = {n: f.family.name for n, f in BUILTIN_FORMATS.items()}
     assert names == {"bracket": "bracket", "paper": "paper",
                      "action-input": "action_input", "json-args": "json_args",
                      "action-input-json": "action_input_json", "json-blob": "json_blob",
-                     "json-blob-fenced": "json_blob"}
+                     "json-blob-fenced": "json_blob", "react-single": "paper",
+                     "tool-call": "tag", "function-tag": "tag"}
     for fmt in BUILTIN_FORMATS.values():
         fam = fmt.family
         assert isinstance(fam, Family) and FAMILIES[fam.name] is fam
@@ -167,7 +170,7 @@ def test_a_second_family_for_the_same_data_is_refused() -> None:
 
 def test_unknown_syntax_names_the_registered_ones(tmp_path: Path) -> None:
     with pytest.raises(FormatError, match=r"key 'syntax': Input should be 'bracket', "
-                       r"'action-input', 'json-args' or 'json-blob'"):
+                       r"'action-input', 'json-args', 'json-blob', 'tag' or 'template'"):
         load_format(write(tmp_path, "base = 'bracket'\nsyntax = 'xml'\n"))
 
 

@@ -348,7 +348,7 @@ def _build_step(tree: Tree, text: str, fmt: Format) -> Step:
     thought = "\n".join(t for t in thoughts if t)
     assert isinstance(final, Tree)
     if final.data == "answer":
-        return Step(thought=thought, answer=rest_text(final, text))
+        return Step(thought=thought, answer=fmt.family.read_answer(final, text, fmt))
     return fmt.family.read_action(final, text, fmt, thought)
 
 
@@ -478,7 +478,9 @@ def parse_transcript(text: str, fmt: Format | str = "bracket") -> Transcript:
         if node.data in ("header", "thought", "observation", "answer", "action"):
             label = node.children[0]
             assert isinstance(label, Token) and label.line is not None
-            if node.data in ("action", "answer"):
+            if node.data == "answer":
+                body_text = fmt.family.read_answer(node, text, fmt)
+            elif node.data == "action":
                 body_text = rest_text(node, text)
             else:
                 body_text = _value_text(node.children[1:])

@@ -38,7 +38,7 @@ def render(
     fmt = get_format(fmt)
     lines: list[str] = []
     if thought is not None:
-        lines.append(f"{fmt.label('thought', step)} {thought}")
+        lines.extend(fmt.family.write_thought(thought, fmt, step=step))
     lines.extend(fmt.family.write(intent, fmt, step=step, quote=quote))
     return "\n".join(lines)
 

@@ -1,4 +1,4 @@
-"""The four built-in formats, and how a format is found by name or loaded from TOML.
+"""The built-in formats, and how a format is found by name or loaded from TOML.
 
 :func:`get_format` is the edge where a name or a path becomes a :class:`Format`; code
 further in takes the object.
@@ -23,6 +23,8 @@ from . import action_input  # noqa: F401
 from . import json_args  # noqa: F401
 from . import action_json  # noqa: F401
 from . import json_blob  # noqa: F401
+from . import tag  # noqa: F401
+from . import template  # noqa: F401
 # isort: on
 from .family import FAMILIES
 from .spec import Format, Labels
@@ -94,6 +96,31 @@ string, or none, is rejected). The final answer is the blob
 `{"action": "Final Answer", "action_input": "text"}`. A missing or extra key, invalid
 JSON, a duplicate key or text after the closing fence is rejected. Stop:
 `Observation:`."""
+
+
+_SINGLE_NOTES = """\
+The ReAct prompts as copied without numbers (WebShop, LangChain's react-docstore):
+`Thought:` / `Action: Search[x]` / `Observation:`, labels unnumbered (a numbered label
+is rejected with a reason). One argument: all text between the first `[` and the last
+`]` on the line, kept exactly (commas and brackets included). The final answer is the
+action `Finish[answer]`. Headers: `Question:` or `Claim:`. Stop: `\\nObservation`."""
+
+_TOOL_CALL_NOTES = """\
+The Hermes/Nous function-calling text protocol (Qwen's default template): an optional
+`<think>...</think>` block and free thought text, then one
+`<tool_call>{"name": NAME, "arguments": {...}}</tool_call>` whose opening tag starts a
+line (the writer puts the JSON on its own line between the tags). The JSON must be an
+object with exactly the keys `name` (a string) and `arguments` (an object) (`tool_key`
+and `args_key` rename them); a duplicate
+key is rejected. Nothing but blank lines may follow the closing tag; a second call is
+rejected. A completion with no tag is the final answer: all its text after the think
+block, trimmed. No stop sequence (the chat template's end token ends the turn)."""
+
+_FUNCTION_TAG_NOTES = """\
+camel-ai's tool prompt: `<function=NAME>{"arg": value}</function>`, the tool name in
+the opening tag and the JSON object of named arguments inside, written on one line
+(read over several lines too). Thought: free text or `<think>...</think>` before the
+call; a completion with no tag is the final answer. No stop sequence."""
 
 
 BUILTIN_FORMATS: Registry[Format] = Registry("built-in format")
@@ -180,6 +207,40 @@ for _fmt in (
         answer_key=None,
         stop=("Observation:",),
         grammar="json_blob.lark",
+    ),
+    Format(
+        name="react-single",
+        description="unnumbered Thought/Action: Search[x] single argument, Finish[answer]",
+        notes=_SINGLE_NOTES,
+        syntax="bracket",
+        arguments="single",
+        labels=Labels(answer=None, headers=("Question", "Claim")),
+        numbered=False,
+        finish_action="Finish",
+        stop=("\nObservation",),
+        grammar="paper.lark",
+    ),
+    Format(
+        name="tool-call",
+        description='<tool_call>{"name": ..., "arguments": {...}}</tool_call>; no tag: the answer',
+        notes=_TOOL_CALL_NOTES,
+        syntax="tag",
+        arguments="json",
+        labels=Labels(answer=None),
+        stop=(),
+        grammar="tag.lark",
+    ),
+    Format(
+        name="function-tag",
+        description="<function=NAME>{...}</function> (camel-ai); no tag: the answer",
+        notes=_FUNCTION_TAG_NOTES,
+        syntax="tag",
+        arguments="json",
+        labels=Labels(answer=None),
+        stop=(),
+        tag="function",
+        tag_style="attribute",
+        grammar="tag.lark",
     ),
 ):
     BUILTIN_FORMATS.add(_fmt.name, _fmt)

@@ -179,6 +179,25 @@ class Family:
     """The arguments are one JSON value (operators may break its JSON)."""
     max_args: int | None = None
     """How many arguments an action carries (``None``: any number)."""
+    bare_answer: bool = False
+    """A final answer is the completion's plain text (no answer label, no finish action)."""
+
+    def for_format(self, fmt: Format) -> Family:
+        """The family as ``fmt`` uses it (a family whose operator data depends on the
+        format's own data returns a specialised copy; most return themselves)."""
+        return self
+
+    def check_format(self, fmt: Format) -> str | None:
+        """Why ``fmt``'s data does not fit this family (one line), or ``None``."""
+        return None
+
+    def write_thought(self, text: str, fmt: Format, *, step: int = 1) -> list[str]:
+        """The lines of a thought before the action or answer (the thought label, by default)."""
+        return [f"{fmt.label('thought', step)} {text}"]
+
+    def read_answer(self, node: Tree, text: str, fmt: Format) -> str:
+        """The final answer of the ``answer`` tree ``node`` (after its label, to the end)."""
+        return rest_text(node, text)
 
     def __repr__(self) -> str:
         return f"<family {self.name}>"

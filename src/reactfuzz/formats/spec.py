@@ -32,12 +32,14 @@ specific to it):
 from __future__ import annotations
 
 import re
+from typing import Literal
 
 from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
     StrictBool,
+    ValidationInfo,
     field_validator,
     model_validator,
 )
@@ -47,6 +49,7 @@ from .family import FAMILIES, Family, family_for, line_start_re, syntax_pairs
 __all__ = ["Format", "Labels"]
 
 _LABEL_RE = re.compile(r"^[^\W\d][\w .\-]*$")
+_TAG_RE = re.compile(r"^[A-Za-z_][\w.\-]*$")
 _JSON_FIELDS = ("fence", "fence_optional", "tool_key", "args_key", "answer_key")
 """The JSON families' fields (a format of another family keeps their defaults)."""
 
@@ -127,6 +130,43 @@ class Format(BaseModel):
     the arguments value itself is the answer string (``"action_input": "..."``)."""
     # ---- end of the JSON families' fields
 
+    # ---- tag protocols and template writers ---------------------------------------------
+    # Fields of the `tag` family (<tool_call>{"name": ..., "arguments": {...}}</tool_call>,
+    # or <function=NAME>{...}</function>; its JSON keys are `tool_key` and `args_key`) and
+    # of the `template` family (a user grammar format written from templates).
+    tag: str = "tool_call"
+    """The element around a call (``tool_call`` writes ``<tool_call>...</tool_call>``)."""
+    tag_style: Literal["json", "attribute"] = "json"
+    """``json``: the tool name is a key of the JSON inside the tag; ``attribute``: it is
+    written in the opening tag (``<function=NAME>{arguments}</function>``)."""
+    think_tag: str = "think"
+    """The element that holds a thought before the call or answer (``<think>...</think>``)."""
+    action_template: str | None = None
+    """How the ``template`` family writes an action (placeholders ``{tool}``, ``{args}``,
+    ``{arguments_json}``, ``{arg1}``...)."""
+    answer_template: str | None = None
+    """How the ``template`` family writes a final answer (placeholder ``{answer}``)."""
+
+    @field_validator("tag", "think_tag")
+    @classmethod
+    def _tag_name(cls, v: str) -> str:
+        if not _TAG_RE.match(v):
+            raise ValueError(
+                f"{v!r} must start with a letter or '_' and use letters, digits, '_', '-' or '.'"
+            )
+        return v
+
+    @field_validator("action_template", "answer_template")
+    @classmethod
+    def _known_placeholders(cls, v: str | None, info: ValidationInfo) -> str | None:
+        from .template import unknown_placeholder
+
+        problem = unknown_placeholder(v, info.field_name == "answer_template") if v else None
+        if problem is not None:
+            raise ValueError(problem)
+        return v
+    # ---- end of the tag and template fields
+
     source: str | None = Field(default=None, exclude=True)
 
     @field_validator("syntax")
@@ -158,7 +198,11 @@ class Format(BaseModel):
                 raise ValueError(
                     f"syntax {self.syntax!r} needs labels.{role} (e.g. {example!r})"
                 )
-        if self.labels.answer is None and self.finish_action is None:
+        problem = family_for(self.syntax, self.arguments).check_format(self)
+        if problem is not None:
+            raise ValueError(problem)
+        if (self.labels.answer is None and self.finish_action is None
+                and not self.family.bare_answer):
             raise ValueError(
                 "a format needs labels.answer or finish_action to write a final answer"
             )
@@ -196,7 +240,7 @@ class Format(BaseModel):
     @property
     def family(self) -> Family:
         """The protocol family this format's ``syntax`` + ``arguments`` select."""
-        return family_for(self.syntax, self.arguments)
+        return family_for(self.syntax, self.arguments).for_format(self)
 
     def label(self, role: str, n: int | None = None) -> str:
         """The label text for ``role`` as a writer puts it, colon included."""

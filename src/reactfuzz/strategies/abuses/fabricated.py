@@ -33,6 +33,8 @@ def _fabricated_tail(ctx: Context) -> str:
 def _fabricated(ctx: Context) -> Writing:
     intent = ctx.call(lambda t: single_arg_ok(ctx.fmt, t))
     core = ctx.render(intent)
+    if not ctx.fmt.stop:  # a format without stop sequences: the whole text reaches the parser
+        return Writing(intent, core + _fabricated_tail(ctx), _NO_STOP_EXPECTATION, core_end=None)
     return Writing(intent, core + _fabricated_tail(ctx), core_end=len(core))
 
 
@@ -47,9 +49,12 @@ def _fabricated(ctx: Context) -> Writing:
 def _fabricated_no_stop(ctx: Context) -> Writing:
     intent = ctx.call(lambda t: single_arg_ok(ctx.fmt, t))
     core = ctx.render(intent)
-    return Writing(intent, core + _fabricated_tail(ctx), Expectation(
-        frozenset({"unparseable", "ambiguous"}), note="a fabricated observation follows"
-    ), core_end=None)
+    return Writing(intent, core + _fabricated_tail(ctx), _NO_STOP_EXPECTATION, core_end=None)
+
+
+_NO_STOP_EXPECTATION = Expectation(
+    frozenset({"unparseable", "ambiguous"}), note="a fabricated observation follows"
+)
 
 
 NO_STOP = frozenset({"fabricated.observation-no-stop"})
