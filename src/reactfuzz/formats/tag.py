@@ -18,7 +18,7 @@ from lark import Token, Tree
 
 from ..model import Action, Call, DuplicateKeyError, FinalAnswer, Invalid, Step, no_duplicate_keys
 from ..model import to_jsonable as _jsonable
-from .family import Representability, caret_context, register_family
+from .family import Family, Representability, caret_context, register_family
 from .json_args import JsonArgsFamily
 
 if TYPE_CHECKING:
@@ -27,7 +27,7 @@ if TYPE_CHECKING:
 __all__ = ["TAG", "TagFamily"]
 
 
-class TagFamily(JsonArgsFamily):
+class TagFamily(Family):
     """One tagged JSON call at a line start after optional thought text; no tag: the answer."""
 
     name = "tag"
@@ -35,12 +35,15 @@ class TagFamily(JsonArgsFamily):
     arguments = "json"
     grammar_file = "tag.lark"
     rules = ("completion", "transcript", "action", "answer", "object")
-    terminals = ("OPEN", "CLOSE")
+    terminals: tuple[str, ...] = ("OPEN", "CLOSE")
     action_shape = '<tool_call>{"name": ..., "arguments": {...}}</tool_call>'
     bare_answer = True
     format_fields: ClassVar[tuple[str, ...]] = ("tool_key", "args_key")
+    open, close, separator, quote = "{", "}", ",", '"'
+    named_args = True
+    json_arguments = True
     # the JSON arguments sit inside the tag; '<' starts a closing tag a splitter may cut at
-    delimiters = ('"', "\\", "}", "{", ",", ":", "<")
+    delimiters: tuple[str, ...] = ('"', "\\", "}", "{", ",", ":", "<")
 
     # ---- writer
 
@@ -86,6 +89,11 @@ class TagFamily(JsonArgsFamily):
         opener = f"<{fmt.tag}=" if fmt.tag_style == "attribute" else f"<{fmt.tag}>"
         return (opener, f"<{fmt.think_tag}>", f"{fmt.labels.observation}:",
                 *(f"{h}:" for h in fmt.labels.headers))
+
+    # named JSON arguments are carried as json-args carries them
+    call_representable = JsonArgsFamily.call_representable
+    written_call = JsonArgsFamily.written_call
+    written_value = JsonArgsFamily.written_value
 
     # ---- grammar reading
 

@@ -1,6 +1,7 @@
 """``--grammar`` targets: a user Lark grammar read like the built-in one of its family.
 
-The grammar must use the rule names the Step builder of the format's family reads; a file
+The grammar must use the rule and terminal names the Step builder of the format's family
+reads (a ``template`` format: ``action`` with ``TOOL`` and ``ARGS``, ``answer``); a file
 that lacks one is a :class:`~reactfuzz.errors.GrammarError` naming the file, and a parse
 tree that does not fit is a crash naming the grammar.
 """
@@ -43,13 +44,26 @@ class GrammarTarget(Target):
         self.format = base.model_copy(update={"grammar": str(self.path)})
         lark = lark_parser(self.format)  # GrammarError naming the file if it does not compile
         defined = {getattr(r.origin, "name", str(r.origin)) for r in lark.rules}
-        needed = self.format.family.rules
+        family = self.format.family
+        needed = family.rules
         missing = [r for r in needed if r not in defined]
+        reference = (f"the built-in {family.grammar_file}" if family.grammar_file
+                     else f"the {family.name} family")
         if missing:
             raise GrammarError(
                 f"{file}: the grammar has no rule {missing[0]!r}; a grammar for the"
-                f" {base.name!r} format uses the rule names of the built-in"
-                f" {self.format.family.grammar_file} ({', '.join(needed)})"
+                f" {base.name!r} format uses the rule names of {reference}"
+                f" ({', '.join(needed)})"
+            )
+        # a template format has no built-in grammar to copy: say which terminal is missing
+        terminals = {t.name for t in lark.terminals}
+        lacking = [] if family.grammar_file else [
+            t for t in family.terminals if t not in terminals]
+        if lacking:
+            raise GrammarError(
+                f"{file}: the grammar has no terminal {lacking[0]!r}; a grammar for the"
+                f" {base.name!r} format names its terminals as {reference} does"
+                f" ({', '.join(family.terminals)})"
             )
         self.parser = GrammarParser(self.format, name=self.name)
 
