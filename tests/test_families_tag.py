@@ -287,3 +287,16 @@ def test_template_format_fuzzes_end_to_end(capsys, mine: Path) -> None:
     code, out = _fuzz(capsys, "--regex", r"Action: (?P<tool>\w+)\s+Action Input: (?P<input>.*)",
                       "--format", str(mine), "--abuse", "clean.render")
     assert code == 1 and "clean.render" in out, out
+
+
+def test_toml_picks_the_tag_and_template_families_by_name(tmp_path: Path) -> None:
+    (tmp_path / "mine.lark").write_text(GRAMMAR)
+    path = tmp_path / "t.toml"
+    path.write_text(TOML.replace('syntax = "template"\narguments = "json"\n',
+                                 'family = "template-json"\n'))
+    assert load_format(path).family.name == "template_json"
+    path.write_text('family = "tag"\ntag = "call"\n')
+    with pytest.raises(FormatError, match=r"writes a final answer as plain text.*base = "):
+        load_format(path)
+    path.write_text('base = "function-tag"\nfamily = "tag"\ntag = "call"\n')
+    assert render(Call.named("s", q=1), load_format(path)) == '<call=s>{"q": 1}</call>'

@@ -126,8 +126,8 @@ def test_each_builtin_format_has_its_family_object() -> None:
     from reactfuzz.formats import FAMILIES, Family
 
     assert list(FAMILIES) == ["bracket", "paper", "action_input", "json_args",
-                              "action_input_json", "json_blob", "tag", "template-json",
-                              "template-comma", "template-single"]
+                              "action_input_json", "json_blob", "tag", "template_json",
+                              "template_comma", "template_single"]
     names = {n: f.family.name for n, f in BUILTIN_FORMATS.items()}
     assert names == {"bracket": "bracket", "paper": "paper",
                      "action-input": "action_input", "json-args": "json_args",

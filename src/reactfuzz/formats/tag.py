@@ -45,6 +45,12 @@ class TagFamily(Family):
     # the JSON arguments sit inside the tag; '<' starts a closing tag a splitter may cut at
     delimiters: tuple[str, ...] = ('"', "\\", "}", "{", ",", ":", "<")
 
+    def check_format(self, fmt: Format) -> str | None:
+        if fmt.labels.answer is not None or fmt.finish_action is not None:
+            return ("the tag family writes a final answer as plain text, with no answer label"
+                    " or finish action: start from base = 'tool-call' or 'function-tag'")
+        return None
+
     # ---- writer
 
     def open_tag(self, fmt: Format, tool: str) -> str:

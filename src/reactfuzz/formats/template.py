@@ -85,7 +85,7 @@ class TemplateFamily(Family):
 
     def __init__(self, arguments: str) -> None:
         self.arguments = arguments
-        self.name = f"template-{arguments}"
+        self.name = f"template_{arguments}"
         self.named_args = self.json_arguments = arguments == "json"
         self.max_args = 1 if arguments == "single" else None
         self.separator = "," if arguments == "comma" else None
@@ -234,4 +234,4 @@ def _specialised(family: TemplateFamily, template: str, labels: tuple[tuple[str,
 
 
 TEMPLATE_FAMILIES = tuple(register_family(TemplateFamily(a)) for a in ("json", "comma", "single"))
-"""The template family for each argument encoding (``template-json``, ...)."""
+"""The template family for each argument encoding (``template_json``, ...)."""
