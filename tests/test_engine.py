@@ -36,16 +36,18 @@ def test_classic_bracket_has_the_three_critical_kinds(classic_run) -> None:
 
 
 def test_findings_are_minimal(classic_run) -> None:
-    delimiter = [f for f in classic_run.findings if f.abuse == "injected.delimiter"
-                 and f.failure == "crash"]
-    assert delimiter and delimiter[0].completion.endswith("Action: search[,]")
+    # one root cause (too many positional arguments) reached by several operators is one
+    # finding, shrunk to a one-line action
+    delimiter = [f for f in classic_run.findings if f.failure == "crash" and "takes" in
+                 f.signature and "injected.delimiter" in [f.abuse, *f.also_reached]]
+    assert delimiter and delimiter[0].completion.count("\n") == 1
     for f in classic_run.findings:
         assert len(f.completion) < 200, f.completion
 
 
 def test_findings_are_deduplicated(classic_run) -> None:
-    keys = [f.dedup_key() for f in classic_run.findings]
-    assert len(keys) == len(set(keys))
+    keys = [f.root_key() for f in classic_run.findings]
+    assert len(keys) == len(set(keys)), "one finding per root cause"
 
 
 def test_same_seed_same_findings(classic_run) -> None:

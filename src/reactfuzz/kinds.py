@@ -137,12 +137,16 @@ refuses an unknown tool has refused honestly.
 DISAGREEMENTS: dict[str, Graded] = {
     "laxer": Graded("medium", "the target acts where the grammar refuses"),
     "stricter": Graded("low", "the target refuses what the grammar reads"),
-    "other-kind": Graded("high", "an action where the grammar reads an answer, or the reverse"),
-    "other-tool": Graded("high", "the target reads another tool name than the grammar"),
-    "other-arguments": Graded("high", "the target reads other arguments than the grammar"),
+    "other-kind": Graded("medium", "an action where the grammar reads an answer, or the reverse"),
+    "other-tool": Graded("medium", "the target reads another tool name than the grammar"),
+    "other-arguments": Graded("medium", "the target reads other arguments than the grammar"),
     "other-answer": Graded("medium", "the target reads another answer than the grammar"),
 }
-"""How a target's reading can differ from the format's grammar, graded like verdicts."""
+"""How a target's reading can differ from the format's grammar, graded like verdicts.
+
+None ranks above ``medium``: the grammar is a reference reading, not the oracle. What the
+disagreement does to the run (a wrong call, a hijacked answer) is judged by the verdict
+checks at its own severity; the disagreement only says the two readings part."""
 
 DISAGREEMENT_SEVERITY: dict[str, str] = {
     kind: graded.severity for kind, graded in DISAGREEMENTS.items()

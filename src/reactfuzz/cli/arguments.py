@@ -148,7 +148,10 @@ def build_parser() -> argparse.ArgumentParser:
                    help="stop starting operators after this long")
     g.add_argument("--time-limit", type=float, default=1.0, metavar="SECONDS",
                    help="per-parse limit; slower is a bounded-time finding (default 1)")
-    g.add_argument("--check", action="append", metavar="ID", help="run only these checks")
+    g.add_argument("--check", action="append", metavar="ID[,ID...]",
+                   help="run only these checks (comma lists; repeatable)")
+    g.add_argument("--exclude-check", action="append", metavar="ID[,ID...]",
+                   help="run every check (or every --check) but these")
     g.add_argument("--plugin", action="append", metavar="MODULE",
                    help="import a module that registers your own checks (@check),"
                         " abuses or parsers")

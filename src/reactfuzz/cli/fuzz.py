@@ -35,6 +35,26 @@ def _load_plugins(modules: list[str] | None) -> None:
 
 
 
+def _check_ids(values: list[str] | None) -> list[str]:
+    """The ids of repeated, comma-separated ``--check``-style options, in order."""
+    return [i.strip() for v in values or [] for i in v.split(",") if i.strip()]
+
+
+def _select_checks(args: argparse.Namespace) -> list[str] | None:
+    """The checks ``--check`` and ``--exclude-check`` ask for (``None``: all of them)."""
+    from ..engine.checks import CHECKS
+
+    wanted, excluded = _check_ids(args.check), _check_ids(args.exclude_check)
+    for name in wanted + excluded:
+        CHECKS.get_or_raise(name)  # an unknown id is a usage error naming the known ones
+    if not excluded:
+        return list(dict.fromkeys(wanted)) or None
+    chosen = [c for c in dict.fromkeys(wanted or CHECKS.names()) if c not in excluded]
+    if not chosen:
+        raise UsageError("--exclude-check leaves no check to run")
+    return chosen
+
+
 def _fuzz_targets(args: argparse.Namespace) -> list[str]:
     targets = list(args.parser or []) + list(args.target or [])
     targets += [f"regex:{r}" for r in (args.regex or [])]
@@ -54,10 +74,11 @@ def _cmd_fuzz(args: argparse.Namespace) -> int:
     if args.workers < 1:
         raise UsageError("--workers must be at least 1")
     _load_plugins(args.plugin)
+    checks = _select_checks(args)
     config = FuzzConfig(
         hypothesis_db=args.hypothesis_db,
         targets=_fuzz_targets(args), format=args.format, dispatcher=args.dispatcher,
-        tools=args.tools, checks=args.check or None, abuses=_expand_abuses(args.abuse),
+        tools=args.tools, checks=checks, abuses=_expand_abuses(args.abuse),
         seed=args.seed, max_examples=args.max_examples, time_budget=args.time_budget,
         corpus=None if args.no_corpus else args.corpus, baseline=args.baseline,
         replay_corpus=not args.no_replay, time_limit=args.time_limit, stream=args.stream,

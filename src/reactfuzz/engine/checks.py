@@ -27,6 +27,7 @@ from ..registry import Registry
 from ..render import written_form
 from ..strategies import Scenario
 from ..tools import ToolRegistry
+from .rootcause import mask, outcome_signature
 
 __all__ = [
     "CHECKS",
@@ -73,6 +74,8 @@ class Failure:
     message: str
     severity: str = "high"
     cause: Literal["design", "protocol"] = "design"
+    # what was observed, values masked: with check, kind and cause, the root cause
+    signature: str = ""
 
 
 @dataclass(frozen=True)
@@ -110,12 +113,38 @@ def get_checks(ids: list[str] | None = None) -> list[Check]:
     return [CHECKS.get_or_raise(i) for i in ids]
 
 
+def _names(registry: ToolRegistry) -> tuple[list[str], list[str]]:
+    """The tool and the parameter names: values that vary between examples of one bug."""
+    return [t.name for t in registry], [n for t in registry for n in t.names]
+
+
+def verdict_signature(inp: CheckInput) -> str:
+    """The root-cause signature of the example's verdict (see :mod:`.rootcause`)."""
+    v = inp.verdict
+    if v.kind == "unvalidated-call":
+        return mask(v.explanation, *_names(inp.registry))
+    sc = inp.scenario
+    return outcome_signature(v.kind, inp.outcome, sc.intent, sc.acceptable.calls,
+                             sc.completion, inp.fmt, *_names(inp.registry))
+
+
+def _meant_bare_newline(inp: CheckInput) -> bool:
+    """The intent has an argument with a bare line break the format cannot carry: the
+    text then says something else than the model meant, and no design can read it back."""
+    sc = inp.scenario
+    return (not sc.acceptable.representable and isinstance(sc.intent, Call)
+            and any("\n" in a for a in sc.intent.args if isinstance(a, str)))
+
+
 def _verdict_check(kind: str) -> Callable[[CheckInput], Failure | None]:
     def fn(inp: CheckInput) -> Failure | None:
         v = inp.verdict
         if v.kind != kind:
             return None
-        return Failure(v.kind, v.explanation, v.severity, v.cause)
+        cause = v.cause
+        if kind in ("wrong-call", "hijacked-answer") and _meant_bare_newline(inp):
+            cause = "protocol"  # a note on the format, not a fault of the design
+        return Failure(v.kind, v.explanation, v.severity, cause, verdict_signature(inp))
 
     return fn
 
@@ -134,21 +163,63 @@ check("no-hijacked-answer", "no answer other than the model's, and none instead 
 @check("no-crash", "neither the parser nor the dispatcher raises")
 def _no_crash(inp: CheckInput) -> Failure | None:
     if inp.error is not None:
-        return Failure("crash", f"the parser raised {inp.error}", SEVERITY["crash"])
+        return Failure("crash", f"the parser raised {inp.error}", SEVERITY["crash"],
+                       signature="parser " + mask(inp.error, *_names(inp.registry)))
     if isinstance(inp.outcome, Crashed):
-        return Failure("crash", inp.verdict.explanation, SEVERITY["crash"])
+        return Failure("crash", inp.verdict.explanation, SEVERITY["crash"],
+                       signature=verdict_signature(inp))
     return None
 
 
-@check("bounded-time", "no parse runs past the time limit (catastrophic backtracking is a finding)")
+SUPERLINEAR_MIN_CHARS = 1000
+"""Below this many characters, only the absolute time limit counts."""
+SUPERLINEAR_FLOOR = 0.1
+"""Seconds a parse must take before its time is compared with the grammar's: below it,
+scheduling noise on a loaded machine outweighs any growth."""
+SUPERLINEAR_FACTOR = 25.0
+"""How many times slower than the grammar's own parse of the same text a parse may be."""
+
+
+def _reference_time(text: str, fmt: Format) -> float:
+    """The grammar parser's time on ``text`` (best of three, measured now, in this
+    process): a linear reference under the same load as the target's parse."""
+    from time import perf_counter
+
+    from ..grammars import grammar_parse
+
+    best = float("inf")
+    for _ in range(3):
+        start = perf_counter()
+        grammar_parse(text, fmt)
+        best = min(best, perf_counter() - start)
+    return max(best, 1e-3)
+
+
+@check("bounded-time", "no parse runs past the time limit, nor grows faster than the length"
+       " of its input (catastrophic backtracking is a finding)")
 def _bounded_time(inp: CheckInput) -> Failure | None:
+    n = len(inp.scenario.completion)
     slow = inp.timed_out or inp.elapsed > inp.time_limit
     if inp.step is not None and inp.step.invalid is not None and inp.step.invalid.code == "timeout":
         slow = True
-    if not slow:
+    if slow:
+        return Failure("timeout", f"parsing took longer than {inp.time_limit:g}s"
+                       f" ({n} characters)", SEVERITY["timeout"], signature="time limit")
+    # super-linear parsing: a long text that takes far longer than the (linear) grammar
+    # does on the same text, both timed in this process so machine load cancels out
+    if (inp.target_is_grammar or n < SUPERLINEAR_MIN_CHARS
+            or inp.elapsed < SUPERLINEAR_FLOOR):
         return None
-    return Failure("timeout", f"parsing took longer than {inp.time_limit:g}s"
-                   f" ({len(inp.scenario.completion)} characters)", SEVERITY["timeout"])
+    reference = _reference_time(inp.scenario.completion, inp.fmt)
+    if inp.elapsed <= SUPERLINEAR_FACTOR * reference:
+        return None
+    return Failure(
+        "timeout",
+        f"parsing {n} characters took {inp.elapsed:.2f}s, {inp.elapsed / reference:.0f}"
+        f" times the grammar's {reference * 1000:.1f} ms: the time grows faster than the"
+        " input (backtracking)",
+        SEVERITY["timeout"], signature="super-linear",
+    )
 
 
 def _observation_at_line_start(text: str, fmt: Format) -> re.Match[str] | None:
@@ -196,6 +267,7 @@ def _clean_rejection(inp: CheckInput) -> Failure | None:
         f"refused as {inp.outcome.reason} with the reason {message!r}, which does not say"
         " what to fix",
         "low",
+        signature=inp.outcome.reason,
     )
 
 
@@ -243,11 +315,18 @@ def _disagreement(step: Step, ref: Step) -> tuple[str, str] | None:
 def _agrees(inp: CheckInput) -> Failure | None:
     if inp.target_is_grammar or inp.step is None:
         return None
+    # a reading the oracle accepts harms nobody, whatever the grammar says: the intended
+    # call ran, or the target refused where refusing is right
+    if inp.verdict.ok:
+        return None
+    if isinstance(inp.outcome, Rejected) and isinstance(inp.reference.outcome(), Rejected):
+        return None  # both sides refuse: the model gets a retry either way
     found = _disagreement(inp.step, inp.reference.step)
     if found is None:
         return None
     kind, message = found
-    return Failure(f"disagrees:{kind}", message, DISAGREEMENT_SEVERITY[kind])
+    return Failure(f"disagrees:{kind}", message, DISAGREEMENT_SEVERITY[kind],
+                   signature=kind)
 
 
 @check("stream-invariance", "the same Step whether the completion arrives whole or in chunks")

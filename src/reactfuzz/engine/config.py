@@ -99,7 +99,9 @@ def _baseline_keys(baseline: str | None) -> frozenset[tuple[str, ...]]:
         return frozenset()
     if not Path(baseline).exists():
         raise UsageError(f"baseline {baseline!r} not found: give a corpus directory or file")
-    return frozenset(f.dedup_key() for _, f in iter_corpus(baseline))
+    # the old key (operator included) and the root cause: files written before findings
+    # carried a signature still match what they matched
+    return frozenset(k for _, f in iter_corpus(baseline) for k in (f.dedup_key(), f.root_key()))
 
 
 def operator_seed(seed: int, target: str, abuse: str) -> int:

@@ -138,6 +138,10 @@ class Finding(BaseModel):
     explanation: str
     seed: int | None = None
     shrunk: bool = True
+    # what was observed, values masked (see ``root_key``); empty in files written before it
+    signature: str = ""
+    # the other abuse operators whose search reached the same root cause
+    also_reached: list[str] = Field(default_factory=list)
 
     def model_post_init(self, __context: Any) -> None:
         encoded = base64.b64encode(self.completion.encode("utf-8")).decode("ascii")
@@ -169,6 +173,12 @@ class Finding(BaseModel):
     def dedup_key(self) -> tuple[str, ...]:
         """Findings of the same check, failure kind and abuse against a target are one bug."""
         return (self.target, self.format, self.dispatcher, self.check, self.failure, self.abuse)
+
+    def root_key(self) -> tuple[str, ...]:
+        """What makes two findings one root cause, whichever operator reached them: the
+        target, the check, the failure kind, the cause and the masked observation."""
+        return (self.target, self.format, self.dispatcher, self.check, self.failure,
+                self.cause, self.signature)
 
     def reproduction(self) -> str:
         """A five-line Python snippet that calls the target on the completion."""

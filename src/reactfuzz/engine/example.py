@@ -181,4 +181,5 @@ def to_finding(ex: Example, target: str, fmt: Format, dispatcher: str, tools: st
         explanation=ex.failure.message,
         seed=seed,
         shrunk=shrunk,
+        signature=ex.failure.signature,
     )

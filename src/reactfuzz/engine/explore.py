@@ -243,7 +243,7 @@ def _shrink(check_id: str, kind: str, abuse: str, base: Scenario,
         recorded = search(target, config.target, fmt, registry, dispatcher, checks, abuse, fz,
                            operator_seed(config.seed, config.target, abuse), None,
                            lambda e: None, stats)
-        for (c, k, cause), ex in recorded.items():
+        for (c, k, cause, _signature), ex in recorded.items():
             if c == check_id and k == kind and cause == "design":
                 return to_finding(ex, config.target, fmt, dispatcher, config.tools, config.seed,
                                 True)

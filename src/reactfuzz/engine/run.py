@@ -23,7 +23,7 @@ from ..strategies import ABUSES
 from ..targets import Target, load_target
 from . import search as _search_module
 from .config import FuzzConfig, Plan, operator_seed, resolve
-from .corpus import save_finding
+from .corpus import Finding, save_finding
 from .events import (
     EngineEvent,
     EventSink,
@@ -118,6 +118,7 @@ def _run_here(config: FuzzConfig, plan: Plan, summary: RunSummary, emit: EventSi
     if announce:
         emit(_started(config, plan, 1))
     current: dict[FailureKey, Example] = {}
+    minimal: set[FailureKey] = set()
     try:
         _replay_first(config, plan, summary, emit)
         for name, target in targets.items():
@@ -133,14 +134,14 @@ def _run_here(config: FuzzConfig, plan: Plan, summary: RunSummary, emit: EventSi
                     continue
                 emit(OperatorStarted(name, abuse))
                 t0 = time.monotonic()
-                current = {}
+                current, minimal = {}, set()
                 op_seed = operator_seed(plan.seed, name, abuse)
                 _search_module.search(target, name, fmt, plan.registry, dispatcher,
                                       plan.checks, abuse, config, op_seed, deadline, emit,
-                                      stats, current)
+                                      stats, current, minimal)
                 stats.elapsed = time.monotonic() - t0
                 summary.examples += stats.examples
-                _collect(current, summary, name, plan, config, op_seed, True, emit)
+                _collect(current, summary, name, plan, config, op_seed, minimal, emit)
                 current = {}
                 emit(OperatorFinished(name, abuse, stats.examples, dict(stats.failures),
                                       round(stats.elapsed, 3)))
@@ -151,7 +152,7 @@ def _run_here(config: FuzzConfig, plan: Plan, summary: RunSummary, emit: EventSi
         # keep what the interrupted operator had found, unshrunk
         if current:
             stats = summary.operators[-1]
-            _collect(current, summary, stats.target, plan, config, None, False, emit)
+            _collect(current, summary, stats.target, plan, config, None, set(), emit)
         emit(Interrupted(len(summary.findings)))
     finally:
         for t in targets.values():
@@ -165,28 +166,43 @@ def _collect(
     plan: Plan,
     config: FuzzConfig,
     seed: int | None,
-    shrunk: bool,
+    minimal: set[FailureKey],
     emit: EventSink,
 ) -> None:
-    """Turn an operator's failures into findings: new ones kept, written and announced;
-    protocol notes and findings a baseline knows set aside."""
-    seen = {f.dedup_key() for f in summary.findings + summary.protocol_notes}
-    for ex in recorded.values():
+    """Turn an operator's failures into findings: one per root cause (a root cause an
+    earlier operator found lists this one in ``also_reached``); new ones kept, written
+    and announced; protocol notes and findings a baseline knows set aside."""
+    for key, ex in recorded.items():
         finding = to_finding(ex, target, plan.fmt, plan.dispatchers[target], config.tools,
-                             seed, shrunk)
-        key = finding.dedup_key()
-        if key in seen:
+                             seed, key in minimal)
+        if _merge_into(summary, finding, config):
             continue
-        seen.add(key)
         if finding.cause == "protocol":
             summary.protocol_notes.append(finding)
             continue
-        if key in plan.baseline:
+        if finding.dedup_key() in plan.baseline or finding.root_key() in plan.baseline:
             summary.baseline_known += 1
             continue
         summary.findings.append(finding)
         path = save_finding(finding, config.corpus) if config.corpus else None
         emit(FindingFound(finding, str(path) if path else None))
+
+
+def _merge_into(summary: RunSummary, finding: Finding, config: FuzzConfig) -> bool:
+    """Add ``finding``'s operator to the finding of the same root cause, if there is one
+    (its corpus file is rewritten with the longer list)."""
+    for group in (summary.findings, summary.protocol_notes):
+        for i, known in enumerate(group):
+            if known.root_key() != finding.root_key():
+                continue
+            reached = [*known.also_reached, finding.abuse, *finding.also_reached]
+            reached = [a for a in dict.fromkeys(reached) if a != known.abuse]
+            if reached != known.also_reached:
+                group[i] = known.model_copy(update={"also_reached": reached})
+                if group is summary.findings and config.corpus:
+                    save_finding(group[i], config.corpus)
+            return True
+    return False
 
 
 # --------------------------------------------------------------------------- workers
@@ -195,7 +211,9 @@ _WORKER_QUEUE: Any = None
 
 
 def _forward(event: EngineEvent) -> None:
-    if _WORKER_QUEUE is not None and not isinstance(event, (RunStarted, RunFinished)):
+    # findings are announced by the parent once it has merged the root causes of all
+    if _WORKER_QUEUE is not None and not isinstance(event, (RunStarted, RunFinished,
+                                                            FindingFound)):
         _WORKER_QUEUE.put(event.to_dict())
 
 
@@ -207,7 +225,8 @@ def _init_worker(queue: Any) -> None:
 @pinned
 def _worker_run(args: tuple[FuzzConfig, list[str]]) -> RunSummary:
     config, abuses = args
-    sub = replace(config, abuses=abuses, replay_corpus=False, strict_protocol=False)
+    sub = replace(config, abuses=abuses, replay_corpus=False, strict_protocol=False,
+                  corpus=None)
     plan = resolve(sub)
     summary = RunSummary(seed=plan.seed, targets=list(sub.targets), format=plan.fmt.name,
                          dispatcher=plan.dispatcher, tools=sub.tools,
@@ -261,13 +280,26 @@ def _run_workers(config: FuzzConfig, plan: Plan, summary: RunSummary, workers: i
         if thread.is_alive():
             thread.join(timeout=5)
     order = {a: i for i, a in enumerate(wanted)}
+    found: list[Finding] = []
     for part in parts:
-        summary.findings.extend(part.findings)
-        summary.protocol_notes.extend(part.protocol_notes)
+        found += part.findings + part.protocol_notes
         summary.operators.extend(part.operators)
         summary.examples += part.examples
         summary.baseline_known += part.baseline_known
         summary.interrupted |= part.interrupted
-    summary.findings.sort(key=lambda f: (order.get(f.abuse, 0), f.check))
-    summary.protocol_notes.sort(key=lambda f: (order.get(f.abuse, 0), f.check))
     summary.operators.sort(key=lambda s: (s.target, order.get(s.abuse, 0)))
+    # in operator order, as one process meets them: the first operator to reach a root
+    # cause keeps the finding, and the list of the others is in operator order too
+    rank = {t: i for i, t in enumerate(config.targets)}
+    found.sort(key=lambda f: (rank.get(f.target, 0), order.get(f.abuse, 0)))
+    for finding in found:
+        if _merge_into(summary, finding, replace(config, corpus=None)):
+            continue
+        group = summary.protocol_notes if finding.cause == "protocol" else summary.findings
+        group.append(finding)
+    for group in (summary.findings, summary.protocol_notes):
+        group[:] = [f.model_copy(update={"also_reached": sorted(
+            f.also_reached, key=lambda a: order.get(a, 0))}) for f in group]
+    for finding in summary.findings:
+        path = save_finding(finding, config.corpus) if config.corpus else None
+        emit(FindingFound(finding, str(path) if path else None))

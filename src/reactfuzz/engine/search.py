@@ -1,8 +1,20 @@
-"""One Hypothesis search of one abuse operator against one target.
+"""The Hypothesis search of one abuse operator against one target.
 
-Each distinct failure (check x failure kind x cause) gets its own exception class, so
-Hypothesis shrinks each on its own (``report_multiple_bugs``) rather than stopping at the
-first; the last example recorded per failure is the minimal one.
+It runs in two steps, both fixed by the operator's seed:
+
+1. *Generate*: the whole budget (``max_examples``) is spent generating; nothing is raised,
+   so Hypothesis never stops at a first failure, and the first example of every distinct
+   failure -- (check, failure kind, cause, masked observation: see :mod:`.rootcause`) --
+   is kept. More budget finds more root causes.
+2. *Shrink*: the same seed is searched again, and only the failures not yet shrunk raise,
+   each as its own exception class, so Hypothesis (``report_multiple_bugs``) shrinks each
+   on its own. Until the first of them, Hypothesis generates exactly what step 1 did, so
+   each comes back at the place step 1 saw it. Rounds repeat until every failure is
+   shrunk; one whose example does not come back (a target that is not deterministic)
+   keeps its first, unshrunk example.
+
+The last example recorded per failure while it raises is the minimal one: Hypothesis
+replays each shrunk example last.
 """
 
 from __future__ import annotations
@@ -26,12 +38,12 @@ from .results import OperatorStats
 
 __all__ = ["FailureKey", "search"]
 
-FailureKey = tuple[str, str, str]
-"""(check, failure kind, cause): what makes two failing examples the same failure."""
+FailureKey = tuple[str, str, str, str]
+"""(check, failure kind, cause, signature): what makes two failing examples one failure."""
 
 
 class _Fail(AssertionError):
-    """Base of the per-(check, kind) failure classes Hypothesis tells apart."""
+    """Base of the per-failure classes Hypothesis tells apart (and shrinks apart)."""
 
 
 def search(
@@ -48,14 +60,18 @@ def search(
     emit: EventSink,
     stats: OperatorStats,
     recorded: dict[FailureKey, Example] | None = None,
+    shrunk: set[FailureKey] | None = None,
 ) -> dict[FailureKey, Example]:
-    """Search one operator: the last (= minimal) example per failure.
+    """Search one operator: one example per failure, minimal where it could be shrunk.
 
-    ``recorded`` (filled as the search goes) lets a caller keep what an interrupted
-    search had found.
+    ``recorded`` (filled as the search goes) lets a caller keep what an interrupted search
+    had found; ``shrunk`` (filled too) names the failures whose example is minimal.
     """
     recorded = {} if recorded is None else recorded
+    shrunk = set() if shrunk is None else shrunk
     classes: dict[FailureKey, type[_Fail]] = {}
+    raising: list[bool] = [False]  # step 2: failures not yet shrunk raise
+    found: set[FailureKey] = set()  # failures raised in this round
     last_progress = [time.monotonic()]
 
     database = None
@@ -64,15 +80,7 @@ def search(
 
         database = DirectoryBasedExampleDatabase(config.hypothesis_db)
 
-    @settings(
-        max_examples=config.max_examples, database=database, deadline=None,
-        derandomize=False, report_multiple_bugs=True, verbosity=Verbosity.quiet,
-        phases=[Phase.generate, Phase.shrink],
-        suppress_health_check=list(HealthCheck),
-    )
-    @given(sc=scenarios(registry, fmt, abuses=[abuse], policy=config.policy),
-           chunks=st.lists(st.integers(1, 12), min_size=1, max_size=4))
-    def search(sc: Scenario, chunks: list[int]) -> None:
+    def body(sc: Scenario, chunks: list[int]) -> None:
         if deadline is not None and time.monotonic() > deadline:
             return
         stats.examples += 1
@@ -87,25 +95,53 @@ def search(
         if ex.failure is None:
             return
         assert ex.check is not None
-        key = (ex.check, ex.failure.kind, ex.failure.cause)
-        stats.failures[ex.check] = stats.failures.get(ex.check, 0) + 1
+        key = (ex.check, ex.failure.kind, ex.failure.cause, ex.failure.signature)
+        if not raising[0]:
+            stats.failures[ex.check] = stats.failures.get(ex.check, 0) + 1
+            recorded.setdefault(key, ex)
+            return
+        if key in shrunk:
+            return  # shrunk in an earlier round: let the search go past it
         recorded[key] = ex
+        found.add(key)
         cls = classes.get(key)
         if cls is None:
             cls = classes[key] = type(f"Fail_{len(classes)}", (_Fail,), {})
         raise cls(f"{ex.check}: {ex.failure.message}")
 
-    # Hypothesis ignores its database under @seed: a shared database trades the run's exact
-    # reproducibility for memory across runs (findings still replay from their files)
-    run = search if database is not None else hypothesis_seed(seed)(search)
+    def run(phases: list[Phase]) -> None:
+        test = settings(
+            max_examples=config.max_examples, database=database, deadline=None,
+            derandomize=False, report_multiple_bugs=True, verbosity=Verbosity.quiet,
+            phases=phases, suppress_health_check=list(HealthCheck),
+        )(given(sc=scenarios(registry, fmt, abuses=[abuse], policy=config.policy),
+                chunks=st.lists(st.integers(1, 12), min_size=1, max_size=4))(body))
+        # Hypothesis ignores its database under @seed: a shared database trades the run's
+        # exact reproducibility for memory across runs (findings still replay from files)
+        test = test if database is not None else hypothesis_seed(seed)(test)
+        try:
+            test()
+        except Exception as e:
+            # our own failures (one, or a group of distinct ones) are in `recorded`;
+            # anything else is a bug in reactfuzz or in the user's code around the
+            # target: re-raise it
+            inner = getattr(e, "exceptions", (e,))
+            if not all(isinstance(x, _Fail) for x in inner):
+                raise
+
     try:
-        run()
+        run([Phase.generate])
     except Unsatisfiable:
         stats.skipped = "no scenario: the tools lack what this operator needs"
-    except Exception as e:
-        # our own failures (one, or a group of distinct ones) are in `recorded`; anything
-        # else is a bug in reactfuzz or in the user's code around the target: re-raise it
-        inner = getattr(e, "exceptions", (e,))
-        if not all(isinstance(x, _Fail) for x in inner):
-            raise
+        return recorded
+    raising[0] = True
+    while set(recorded) - shrunk:
+        found.clear()
+        try:
+            run([Phase.generate, Phase.shrink])
+        except Unsatisfiable:
+            break
+        if not found:
+            break  # what is left did not come back: it keeps its first example
+        shrunk |= found
     return recorded

@@ -1,0 +1,105 @@
+"""Root causes: what a failure looked like, with the values that vary between examples masked.
+
+Two failing examples are one bug when the same check failed the same way for the same
+reason: ``search() missing 1 required positional argument: 'query'`` and
+``get_charge() missing 1 required positional argument: 'charge_id'`` are one crash, reached
+from whichever operator wrote an empty argument list. A check puts such a signature on its
+:class:`~reactfuzz.engine.checks.Failure`; the search shrinks each (check, kind, cause,
+signature) on its own and the run keeps one finding per root cause, listing the other
+operators that also reached it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+from ..dispatch import Crashed, Executed, Finished, Outcome, Rejected
+from ..formats import Format
+from ..model import Call, FinalAnswer, Intent
+
+__all__ = ["mask", "outcome_signature", "text_shape"]
+
+_QUOTED = re.compile(r"'(?:[^'\\\n]|\\.)*'|\"(?:[^\"\\\n]|\\.)*\"")
+_CALLED = re.compile(r"\b[A-Za-z_]\w*(?=\()")
+_NUMBER = re.compile(r"\d+")
+_LIST = re.compile(r"'…'(?:, '…')*,? and '…'")
+_GRAMMAR = {"arguments": "argument", "were": "was"}
+_WORD = re.compile(r"[^\W_]+")
+_SPACE = re.compile(r"\s+")
+_LINE_BREAKS = "\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"
+
+
+def mask(text: str, tools: Iterable[str] = (), params: Iterable[str] = ()) -> str:
+    """``text`` with what varies between examples of one bug masked: quoted values, the
+    names of called functions and of ``tools``, ``params`` before a ``:`` or ``=``,
+    numbers, and the plural a count brings."""
+    out = _LIST.sub("'…'", _QUOTED.sub("'…'", text))
+    out = _CALLED.sub("f", out)
+    for name in sorted(set(tools), key=len, reverse=True):
+        out = re.sub(rf"\b{re.escape(name)}\b", "X", out) if name else out
+    for name in sorted(set(params), key=len, reverse=True):
+        out = re.sub(rf"\b{re.escape(name)}(?=\s*[:=])", "X", out) if name else out
+    out = _NUMBER.sub("N", out)
+    out = re.sub(r"\b(arguments|were)\b", lambda m: _GRAMMAR[m.group()], out)
+    return out[:160]
+
+
+def text_shape(text: str) -> str:
+    """The punctuation of ``text`` with words reduced to ``a``: ``"] (see [1"`` -> ``"] (a [a"``."""
+    return _SPACE.sub(" ", _WORD.sub("a", text))[:40]
+
+
+def _arg_difference(ran: Call, meant: Call) -> str:
+    """The smallest description of how the arguments that ran differ from the meant ones."""
+    got, want = [str(a) for a in ran.args], [str(a) for a in meant.args]
+    if len(got) != len(want):
+        return "more arguments" if len(got) > len(want) else "fewer arguments"
+    for g, w in zip(got, want):
+        if g == w:
+            continue
+        if w and w in g:
+            return f"kept {text_shape(g.replace(w, '', 1))!r}"
+        if g in w:
+            return f"lost {text_shape(w.replace(g, '', 1))!r}" if g else "lost the value"
+        return "another value"
+    return "another type"
+
+
+def _label_place(completion: str, words: Iterable[str]) -> str:
+    """Where the first answer label stands: at a line start, after an odd line break, inside."""
+    for w in words:
+        col = completion.find(w)
+        if col < 0:
+            continue
+        before = completion[col - 1] if col else "\n"
+        if before == "\n":
+            return "label at a line start"
+        if before in _LINE_BREAKS:
+            return "label after an odd line break"
+        return "label inside a line"
+    return "no label"
+
+
+def outcome_signature(kind: str, outcome: Outcome, intent: Intent, acceptable_calls: tuple[
+        Call, ...], completion: str, fmt: Format, tools: Iterable[str] = (),
+        params: Iterable[str] = ()) -> str:
+    """The root-cause signature of a verdict: what happened, values masked."""
+    if isinstance(outcome, Crashed):
+        return mask(f"{outcome.exc_type}: {outcome.message}", tools, params)
+    if isinstance(outcome, Rejected):
+        return f"{outcome.reason}: {mask(outcome.message, tools, params)}"
+    if isinstance(outcome, Finished):
+        meant = "meant an answer" if isinstance(intent, FinalAnswer) else "meant a call"
+        words = [w for w in (f"{fmt.labels.answer}:", fmt.finish_action) if w]
+        return f"{meant}; {_label_place(completion, words)}"
+    if isinstance(outcome, Executed):
+        ran = outcome.call
+        if isinstance(intent, FinalAnswer):
+            return "ran a call where an answer was meant"
+        if ran.tool != intent.tool:
+            return "ran another tool"
+        if not acceptable_calls:
+            return "ran a call the text should not carry" if kind == "wrong-call" else "ran it"
+        return _arg_difference(ran, acceptable_calls[0])
+    return ""
