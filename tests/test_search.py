@@ -162,3 +162,17 @@ def test_bounded_time_flags_super_linear_parsing_below_the_limit() -> None:
     assert bounded(_timed(50, 0.8)) is None  # too short to say anything about growth
     over = bounded(_timed(50, 1.5))
     assert over is not None and over.signature == "time limit"
+
+
+def test_an_interrupt_hidden_in_an_exceptions_context_is_still_an_interrupt() -> None:
+    from reactfuzz.engine.search import _interrupted
+
+    try:
+        try:
+            raise KeyboardInterrupt
+        except KeyboardInterrupt:
+            raise AssertionError("Hypothesis's own assert during set-up") from None
+    except AssertionError as e:
+        hidden = e
+    assert hidden.__suppress_context__ and _interrupted(hidden)
+    assert not _interrupted(ValueError("a bug, not an interrupt"))

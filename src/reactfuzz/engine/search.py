@@ -125,6 +125,10 @@ def search(
             # our own failures (one, or a group of distinct ones) are in `recorded`;
             # anything else is a bug in reactfuzz or in the user's code around the
             # target: re-raise it
+            if _interrupted(e):
+                # Ctrl-C inside Hypothesis's own set-up can surface as an AssertionError
+                # whose context is the KeyboardInterrupt: it is still an interrupt
+                raise KeyboardInterrupt from e
             inner = getattr(e, "exceptions", (e,))
             if not all(isinstance(x, _Fail) for x in inner):
                 raise
@@ -145,3 +149,15 @@ def search(
             break  # what is left did not come back: it keeps its first example
         shrunk |= found
     return recorded
+
+
+def _interrupted(exc: BaseException) -> bool:
+    """Whether a KeyboardInterrupt stands anywhere in ``exc``'s cause or context chain."""
+    seen: set[int] = set()
+    cur: BaseException | None = exc
+    while cur is not None and id(cur) not in seen:
+        if isinstance(cur, KeyboardInterrupt):
+            return True
+        seen.add(id(cur))
+        cur = cur.__cause__ or cur.__context__
+    return False
