@@ -15,6 +15,17 @@ from . import extra
 from . import injected
 from . import label
 from . import fabricated
+from . import size
+from . import quoting
+from . import stop
+from . import markup
+from . import variant
+from . import names
+from . import json_args
+from . import order
 # isort: on
 
-__all__ = ["clean", "extra", "fabricated", "injected", "label", "malformed", "missing"]
+__all__ = [
+    "clean", "extra", "fabricated", "injected", "json_args", "label", "malformed", "markup",
+    "missing", "names", "order", "quoting", "size", "stop", "variant",
+]

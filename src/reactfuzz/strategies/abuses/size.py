@@ -1,0 +1,112 @@
+"""Size: long thoughts, long arguments and long runs of whitespace or label-like words.
+
+A parser's cost is part of its contract: an action regex with nested quantifiers
+(``(?:\\s*\\w*\\s*)*``) backtracks super-linearly on a long run of what it repeats, and
+only a long input shows it. Half the drawn lengths are short (1 to 64) and half are
+:data:`MAX_RUN`: a run of thousands of characters is what turns a quadratic parse into
+seconds, and a search must meet one among its first failures, since a slow parse is
+often also a refusal. Shrinking keeps a slow example long (a shorter run is not slow)
+and brings a refusal down to the shortest run.
+"""
+
+from __future__ import annotations
+
+from hypothesis import assume
+from hypothesis import strategies as st
+
+from ...model import Call
+from ...oracle import Expectation
+from ..catalogue import (
+    ANY_REFUSAL,
+    Context,
+    Writing,
+    free_params,
+    register_abuse,
+    single_arg_ok,
+)
+from ..values import validates
+
+__all__ = ["MAX_RUN", "run_length"]
+
+MAX_RUN = 16384
+"""The longest run an operator writes: a quadratic parse of it takes seconds."""
+
+
+def run_length(ctx: Context) -> int:
+    """A run length: 1 to 64, or :data:`MAX_RUN` (shrinks towards 1)."""
+    return ctx.draw(st.one_of(st.integers(1, 64), st.just(MAX_RUN)))
+
+
+def _label_words(ctx: Context) -> list[str]:
+    """The format's label words, as a model mentions them in passing (no colon)."""
+    return list(ctx.fmt.labels.all().values())
+
+
+@register_abuse(
+    "size.long-thought", family="size",
+    description="a thought of many words, lines or repeated label words before the action",
+    why="a regex that scans the thought (or every line start) backtracks once per "
+    "character; only a long thought shows the cost",
+    expects="the intended call",
+    breaks_none_because="the classic regexes read a long thought in linear time and ignore it",
+)
+def _long_thought(ctx: Context) -> Writing:
+    intent = ctx.call(lambda t: single_arg_ok(ctx.fmt, t))
+    n = run_length(ctx)
+    word = ctx.draw(st.sampled_from(["a", *_label_words(ctx)]))
+    sep = ctx.draw(st.sampled_from([" ", "\n", "  "]))
+    # a label word leading a line must not read as a label: keep the colon away
+    thought = "x " + sep.join([word] * max(1, n // (len(word) + 1)))
+    return Writing(intent, ctx.render(intent, thought=thought))
+
+
+@register_abuse(
+    "size.long-argument", family="size",
+    description="a text argument of many words with long runs of spaces, ending in punctuation",
+    why="`(?:\\s*\\w*\\s*)*\\]` meets the final `?` only after trying every split of the run",
+    expects="the intended call",
+    breaks_none_because="the classic argument groups are `(.*)` and `(.+)`: linear, and "
+    "they keep the long value as written",
+)
+def _long_argument(ctx: Context) -> Writing:
+    # optional arguments only half the time: a lone free-text argument is all the run needs
+    base = ctx.call(lambda t: bool(free_params(t)) and single_arg_ok(ctx.fmt, t),
+                    optional=ctx.draw(st.booleans()))
+    tool = ctx.registry[base.tool]
+    names = [n for n in free_params(tool) if n in (base.names or ())]
+    assume(names)
+    name = ctx.draw(st.sampled_from(names))
+    n = run_length(ctx)
+    gap = ctx.draw(st.sampled_from([" ", "\t", "a "]))
+    end = ctx.draw(st.sampled_from(["", "?", "."]))
+    value = "a" + gap * n + "b" + end
+    intent = Call.named(base.tool, **(base.kwargs() | {name: value}))
+    assume(validates(ctx.registry, intent))
+    return Writing(intent, ctx.render(intent))
+
+
+@register_abuse(
+    "size.long-run", family="size",
+    description="a long run of whitespace, blank lines or a delimiter around the action",
+    why="trailing `\\s*$`, `\\s*` after the label and blank-line handling are where nested "
+    "quantifiers meet long runs",
+    expects="the intended call (blank lines and trailing spaces are allowed), or refused",
+    breaks_none_because="the classic patterns end in `\\s*$` or strip, which take a run of "
+    "whitespace in linear time; a run they cannot read is refused",
+)
+def _long_run(ctx: Context) -> Writing:
+    intent = ctx.call(lambda t: single_arg_ok(ctx.fmt, t))
+    text = ctx.render(intent)
+    n = run_length(ctx)
+    where = ctx.draw(st.sampled_from(["after", "before", "after-label"]))
+    at = ctx.fmt.line_start_re("action").search(text)
+    assert at is not None
+    if where == "after":
+        run = ctx.draw(st.sampled_from([" ", "\n", " \n", "\t"])) * n
+        return Writing(intent, text + run)
+    if where == "before":
+        run = ctx.draw(st.sampled_from(["\n", " \n", " "])) * n
+        return Writing(intent, text[: at.start()] + run + "\n" + text[at.start():],
+                       Expectation(ANY_REFUSAL))
+    run = ctx.draw(st.sampled_from([" ", "\t", " \n"])) * n
+    return Writing(intent, text[: at.end()] + run + text[at.end():], Expectation(ANY_REFUSAL))
