@@ -32,6 +32,9 @@ from reactfuzz.tools import default_registry
 CLASSIC = ("classic", "classic-unanchored", "classic-action-input")
 GRAMMAR_DESIGNS = ("grammar", "json-args", "grammar-paper", "grammar-action-input")
 BAD = {"wrong-call", "unvalidated-call", "hijacked-answer"}
+ORIGINAL = ("clean", "malformed", "missing", "extra", "injected", "label", "fabricated")
+"""The first abuse families; the later ones are specified in test_operators_new.py."""
+OPERATORS = [a for a in ABUSES.values() if a.family in ORIGINAL]
 FIND = settings(database=None, max_examples=300, derandomize=True,
                 suppress_health_check=list(HealthCheck))
 
@@ -59,8 +62,7 @@ def breaks(design_name: str, abuse: str) -> Scenario:
 
 def test_catalogue_is_complete_and_documented() -> None:
     families = {a.family for a in ABUSES.values()}
-    assert families == {"clean", "malformed", "missing", "extra", "injected", "label",
-                        "fabricated"}
+    assert families >= set(ORIGINAL)
     assert len(ABUSES) >= 25
     for a in ABUSES.values():
         assert a.description and a.why and a.expects, a.id
@@ -69,7 +71,7 @@ def test_catalogue_is_complete_and_documented() -> None:
         assert any(a.applies_to(f) for f in BUILTIN_FORMATS), a.id
 
 
-CLAIMS = [(a.id, d) for a in ABUSES.values() for d in a.breaks]
+CLAIMS = [(a.id, d) for a in OPERATORS for d in a.breaks]
 
 
 @pytest.mark.parametrize(("abuse", "design"), CLAIMS, ids=[f"{a}/{d}" for a, d in CLAIMS])
@@ -82,7 +84,7 @@ def test_operator_breaks_the_classic_design_it_claims(abuse: str, design: str) -
 
 
 UNCLAIMED = [
-    (a.id, d) for a in ABUSES.values() for d in CLASSIC
+    (a.id, d) for a in OPERATORS for d in CLASSIC
     if d not in a.breaks and a.applies_to(BUILTIN_DESIGNS[d].format)
 ]
 
@@ -95,7 +97,7 @@ def test_operator_does_not_break_what_it_does_not_claim(abuse: str, design: str)
         pytest.fail(f"{abuse} also breaks {design}: {sc.completion!r} -> {verdict_of(design, sc)}")
 
 
-PAIRS = [(a.id, d) for a in ABUSES.values() for d in GRAMMAR_DESIGNS
+PAIRS = [(a.id, d) for a in OPERATORS for d in GRAMMAR_DESIGNS
          if a.applies_to(BUILTIN_DESIGNS[d].format)]
 
 
@@ -216,7 +218,7 @@ def test_catalogue_order_is_registration_order() -> None:
     ]
     families = [a.family for a in ABUSES.values()]
     order = list(dict.fromkeys(families))
-    assert order == ["clean", "malformed", "missing", "extra", "injected", "label", "fabricated"]
+    assert order[: len(ORIGINAL)] == list(ORIGINAL)
     assert families == sorted(families, key=order.index)
 
 

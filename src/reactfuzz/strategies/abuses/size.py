@@ -34,7 +34,9 @@ MAX_RUN = 16384
 
 def run_length(ctx: Context) -> int:
     """A run length: 1 to 64, or :data:`MAX_RUN` (shrinks towards 1)."""
-    return ctx.draw(st.one_of(st.integers(1, 64), st.just(MAX_RUN)))
+    # both drawn every time, so the shrinker turning the long run off shifts no later draw
+    short = ctx.draw(st.integers(1, 64))
+    return MAX_RUN if ctx.draw(st.booleans()) else short
 
 
 def _label_words(ctx: Context) -> list[str]:
@@ -69,9 +71,9 @@ def _long_thought(ctx: Context) -> Writing:
     "they keep the long value as written",
 )
 def _long_argument(ctx: Context) -> Writing:
-    # optional arguments only half the time: a lone free-text argument is all the run needs
-    base = ctx.call(lambda t: bool(free_params(t)) and single_arg_ok(ctx.fmt, t),
-                    optional=ctx.draw(st.booleans()))
+    # one free-text argument and nothing else: the run is all the action holds
+    base = ctx.call(lambda t: bool(free_params(t)) and len(t.required_names) == 1,
+                    optional=False)
     tool = ctx.registry[base.tool]
     names = [n for n in free_params(tool) if n in (base.names or ())]
     assume(names)
