@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import json
+from typing import Any
+
 from hypothesis import assume
 from hypothesis import strategies as st
 
 from ...model import Call
 from ..catalogue import Context, free_params, single_arg_ok
 
-__all__ = ["MARK", "free_call", "render_with"]
+__all__ = ["MARK", "args_object", "free_call", "render_with"]
 
 MARK = "zqxmarkqxz"
 """A placeholder argument value: rendered, then replaced with the operator's own writing."""
@@ -30,3 +33,23 @@ def render_with(ctx: Context, base: Call, name: str, written: str, *,
     marked = Call.named(base.tool, **(base.kwargs() | {name: MARK}))
     text = ctx.render(marked, thought=thought)
     return text.replace(ctx.fmt.family.written_value(MARK), written, 1)
+
+
+def args_object(text: str, call: Call) -> tuple[int, int, dict[str, Any]]:
+    """Where the JSON object of ``call``'s named arguments is written in ``text``: its start,
+    its end and the object (the first object whose keys are the call's argument names,
+    so a wrapper such as ``{"name": ..., "arguments": {...}}`` is looked into).
+    Nothing found: the example is discarded."""
+    decoder = json.JSONDecoder()
+    want = set(call.names or ())
+    at = text.find("{")
+    while at >= 0:
+        try:
+            obj, end = decoder.raw_decode(text, at)
+        except ValueError:
+            obj, end = None, at + 1
+        if isinstance(obj, dict) and set(obj) == want:
+            return at, end, obj
+        at = text.find("{", at + 1)
+    assume(False)
+    raise AssertionError("unreachable")  # pragma: no cover

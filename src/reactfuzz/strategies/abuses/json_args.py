@@ -8,6 +8,7 @@ extra and duplicate keys, single quotes and trailing commas are the ``missing.*`
 from __future__ import annotations
 
 import json
+from typing import Any
 
 from hypothesis import assume
 from hypothesis import strategies as st
@@ -16,21 +17,14 @@ from ...model import Call
 from ...oracle import Expectation
 from ..catalogue import ANY_REFUSAL, Context, Writing, free_params, register_abuse
 from ..values import validates
+from ._parts import args_object
 
 
-def _blob(ctx: Context, call: Call) -> tuple[str, int, dict[str, object]]:
-    """The rendered text, where its JSON object starts, and the object."""
+def _blob(ctx: Context, call: Call) -> tuple[str, int, int, dict[str, Any]]:
+    """The rendered text, where its JSON arguments start and end, and the object."""
     text = ctx.render(call)
-    start = text.find(ctx.fmt.family.open or "{")
-    assume(start >= 0)
-    try:
-        obj = json.loads(text[start:])
-    except ValueError:
-        assume(False)
-        raise
-    assume(isinstance(obj, dict))
-    return text, start, obj
-
+    start, end, obj = args_object(text, call)
+    return text, start, end, obj
 
 
 @register_abuse(
@@ -45,7 +39,7 @@ def _blob(ctx: Context, call: Call) -> tuple[str, int, dict[str, object]]:
 )
 def _nested(ctx: Context) -> Writing:
     base = ctx.call(lambda t: bool(t.required_names), optional=False)
-    text, start, obj = _blob(ctx, base)
+    text, start, end, obj = _blob(ctx, base)
     how = ctx.draw(st.sampled_from(["wrapper", "self"]))
     new: dict[str, object]
     if how == "wrapper":
@@ -55,7 +49,8 @@ def _nested(ctx: Context) -> Writing:
     else:
         first = next(iter(obj))
         new = {**obj, first: {first: obj[first]}}
-    return Writing(base, text[:start] + json.dumps(new, ensure_ascii=False), Expectation(
+    nested = json.dumps(new, ensure_ascii=False)
+    return Writing(base, text[:start] + nested + text[end:], Expectation(
         frozenset({"malformed-arg", "missing-arg", "extra-arg", "unparseable"}),
         allow_intended=False, note="the arguments are nested one level too deep"))
 
@@ -71,13 +66,13 @@ def _nested(ctx: Context) -> Writing:
 )
 def _comment(ctx: Context) -> Writing:
     base = ctx.call(lambda t: bool(t.required_names), optional=False)
-    text, start, obj = _blob(ctx, base)
+    text, start, end, obj = _blob(ctx, base)
     style = ctx.draw(st.sampled_from(["//", "/*", "#"]))
     note = json.dumps(obj)
     body = json.dumps(obj, ensure_ascii=False)
     comment = f"/* was {note} */" if style == "/*" else f"{style} was {note}\n"
     blob = "{" + comment + body[1:] if ctx.draw(st.booleans()) else body[:-1] + comment + "}"
-    return Writing(base, text[:start] + blob, Expectation(ANY_REFUSAL))
+    return Writing(base, text[:start] + blob + text[end:], Expectation(ANY_REFUSAL))
 
 
 @register_abuse(

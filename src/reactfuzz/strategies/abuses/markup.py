@@ -23,7 +23,7 @@ from ..catalogue import (
     single_arg_ok,
 )
 from ..values import validates
-from ._parts import free_call, render_with
+from ._parts import args_object, free_call, render_with
 
 _WRAPS = (("**", "**"), ("`", "`"), ("__", "__"), ("*", "*"))
 """Markdown emphasis and code spans, as (opening, closing)."""
@@ -33,6 +33,7 @@ def _wrap_part(ctx: Context, text: str, part: str) -> str:
     """``text`` with one part of its action line wrapped in drawn markdown."""
     op, cl = ctx.draw(st.sampled_from(_WRAPS))
     m = ctx.fmt.line_start_re("action").search(text)
+    assume(m is not None)
     assert m is not None
     line_end = text.find("\n", m.end())
     line_end = len(text) if line_end < 0 else line_end
@@ -99,11 +100,12 @@ def _block(ctx: Context) -> Writing:
     m = ctx.fmt.line_start_re().search(text) if how != "fence" else None
     if how == "fence":
         at = ctx.fmt.line_start_re("action").search(text)
+        assume(at is not None)
         assert at is not None
         lang = ctx.draw(st.sampled_from(["", "text", "json", "python"]))
         new = text[: at.start()] + f"```{lang}\n" + text[at.start():] + "\n```"
     else:
-        assert m is not None
+        assume(m is not None)
         prefix = {"heading": ctx.draw(st.sampled_from(["# ", "## ", "### "])),
                   "bullet": ctx.draw(st.sampled_from(["- ", "* ", "1. "])),
                   "quote": "> "}[how]
@@ -127,14 +129,10 @@ def _multiline(ctx: Context) -> Writing:
     if ctx.fmt.family.json_arguments:
         base = ctx.call(lambda t: bool(t.required_names), optional=False)
         text = ctx.render(base)
-        start = text.find(ctx.fmt.family.open or "{")
-        assume(start >= 0)
-        try:
-            blob = json.loads(text[start:])
-        except ValueError:
-            assume(False)
+        start, end, blob = args_object(text, base)
         indent = ctx.draw(st.sampled_from([2, 4]))
-        return Writing(base, text[:start] + json.dumps(blob, indent=indent, ensure_ascii=False))
+        pretty = json.dumps(blob, indent=indent, ensure_ascii=False)
+        return Writing(base, text[:start] + pretty + text[end:])
     base, name = free_call(ctx)
     lines = ctx.draw(st.sampled_from([["a", "b"], ["first line", "second", "third"]]))
     intent = Call.named(base.tool, **(base.kwargs() | {name: "\n".join(lines)}))

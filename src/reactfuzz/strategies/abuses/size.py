@@ -102,6 +102,7 @@ def _long_run(ctx: Context) -> Writing:
     n = run_length(ctx)
     where = ctx.draw(st.sampled_from(["after", "before", "after-label"]))
     at = ctx.fmt.line_start_re("action").search(text)
+    assume(at is not None)
     assert at is not None
     if where == "after":
         run = ctx.draw(st.sampled_from([" ", "\n", " \n", "\t"])) * n
