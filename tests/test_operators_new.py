@@ -75,7 +75,9 @@ def test_new_operators_are_registered_after_the_others_and_documented() -> None:
         assert set(a.breaks) <= set(CLASSIC), a.id
 
 
-JSON_FORMATS = {"json-args", "action-input-json", "json-blob", "json-blob-fenced"}
+JSON_FORMATS = {"json-args", "action-input-json", "json-blob", "json-blob-fenced", "tool-call",
+                "function-tag"}
+TAG_FORMATS = {"tool-call", "function-tag"}
 APPLIES = {
     # operator: the built-in formats it applies to (from the family's attributes); the
     # others apply to every format
@@ -83,6 +85,8 @@ APPLIES = {
     "json.nested": JSON_FORMATS,
     "json.comment": JSON_FORMATS,
     "json.label-in-string": JSON_FORMATS,
+    # a tag format's answer is unmarked text: answer + action is a thought and an action
+    "order.answer-and-action": set(BUILTIN_FORMATS) - TAG_FORMATS,
 }
 
 

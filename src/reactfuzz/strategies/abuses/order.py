@@ -17,6 +17,8 @@ from ..catalogue import Context, Writing, register_abuse, single_arg_ok
     why="`if \"Answer:\" in text` answers before looking at the action; an action-first "
     "loop runs a tool after the model already answered",
     expects="refused as ambiguous / unparseable (one action or one answer per turn)",
+    # where an answer is unmarked text (tag formats), answer + action is thought + action
+    applies=lambda f: f.labels.answer is not None or f.finish_action is not None,
     breaks=("classic", "classic-unanchored", "classic-action-input"),
 )
 def _answer_and_action(ctx: Context) -> Writing:
