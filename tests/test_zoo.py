@@ -1,0 +1,98 @@
+"""The zoo of real parsers: every adapter reads its own format, and the known defects are found.
+
+The zoo (``zoo/`` at the top of the checkout, ``docs/zoo.md``) wraps parsers of agent
+frameworks from PyPI. The fast tests hold its tables together without any framework; the
+fuzz runs need the ``zoo`` extra (``pip install -e '.[zoo]'``) and are skipped, saying so,
+where a framework is not installed, or where the parser's protocol has no format yet.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from reactfuzz.formats import get_format
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:  # the zoo package sits at the top of the checkout
+    sys.path.insert(0, str(ROOT))
+
+from zoo import ZOO, ZooParser  # noqa: E402
+from zoo.run import RunResult, format_path, fuzz  # noqa: E402
+from zoo.triage import TRIAGE  # noqa: E402
+
+MODULES = {p.module: p for p in ZOO}
+
+
+def _ready(parser: ZooParser) -> None:
+    """Skip, with the reason, unless the parser's framework and format are both there."""
+    if importlib.util.find_spec(parser.imports) is None:
+        pytest.skip(f"{parser.framework} is not installed (pip install -e '.[zoo]')")
+    if parser.format is None:
+        pytest.skip(f"no format yet: waiting for {parser.waiting}")
+
+
+@cache
+def _run(module: str, scale: str, out: Path) -> RunResult:
+    return fuzz(MODULES[module], scale, out)
+
+
+@pytest.fixture(scope="module")
+def runs_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("zoo-runs")
+
+
+# ------------------------------------------------------------------ the tables (fast)
+
+
+@pytest.mark.parametrize("parser", ZOO, ids=lambda p: p.module)
+def test_every_zoo_parser_has_a_module_and_a_format_or_a_reason(parser: ZooParser) -> None:
+    assert (ROOT / "zoo" / f"{parser.module}.py").is_file()
+    if parser.format is None:
+        assert parser.waiting, "a parser without a format says which family it waits for"
+    else:
+        assert get_format(format_path(parser)).name
+
+
+def test_every_zoo_format_file_loads() -> None:
+    for path in sorted((ROOT / "zoo" / "formats").glob("*.toml")):
+        assert get_format(str(path)).name == path.stem
+
+
+def test_triage_rows_name_zoo_parsers_and_known_classes() -> None:
+    for row in TRIAGE:
+        assert row.module in MODULES, row
+        assert row.klass in ("defect", "judgement", "false-alarm"), row
+        assert row.mechanism, row
+
+
+# ------------------------------------------------------------------ the runs (slow)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("parser", ZOO, ids=lambda p: p.module)
+def test_adapter_accepts_every_clean_rendering(parser: ZooParser, runs_dir: Path) -> None:
+    _ready(parser)
+    result = _run(parser.module, "default", runs_dir)
+    clean = [op for op in result.report["operators"] if op["abuse"] == "clean.render"]
+    assert clean and clean[0]["examples"] > 0
+    assert result.clean_failures() == 0, [
+        f["completion"] for f in result.findings if f["abuse"] == "clean.render"]
+
+
+DEFECTS = [row for row in TRIAGE if row.klass == "defect"]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("row", DEFECTS, ids=lambda r: f"{r.module}-{r.bug}")
+def test_default_run_finds_the_real_defect(row: Any, runs_dir: Path) -> None:
+    parser = MODULES[row.module]
+    _ready(parser)
+    found = _run(row.module, "default", runs_dir).findings
+    assert any(f["check"] == row.check and row.abuse in ("*", f["abuse"]) for f in found), (
+        f"{row.bug}: no {row.check} finding from {row.abuse}")

@@ -1,0 +1,51 @@
+"""A zoo of real text-protocol parsers from agent frameworks on PyPI, as fuzz targets.
+
+Each module wraps one framework's own parser in ``parse(completion: str)``: a one-line
+call of the real code plus the conversion of its result into a shape reactfuzz's target
+adapters read (``("action", (tool, args))``, ``("final", text)``; a refusal raises
+``ValueError``). Every tool set a framework needs is built from reactfuzz's default
+registry (:mod:`zoo._tools`), so the oracle and the framework know the same tools.
+``python -m zoo.run`` fuzzes every one of them; ``docs/zoo.md`` holds the results.
+Install the frameworks with ``pip install -e '.[zoo]'``.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+__all__ = ["ZOO", "ZooParser"]
+
+
+class ZooParser(NamedTuple):
+    """One zoo parser: its module, the framework and its import name, the format it speaks."""
+
+    module: str
+    framework: str
+    imports: str
+    format: str | None
+    """The reactfuzz format (built-in name or a file under ``zoo/formats``), or ``None``."""
+    waiting: str = ""
+    """When ``format`` is ``None``: which protocol family it waits for."""
+
+
+ZOO: tuple[ZooParser, ...] = (
+    ZooParser("qwen_react", "qwen-agent", "qwen_agent", None,
+              "Action: + Action Input: JSON object (action-input-json)"),
+    ZooParser("qwen_nous", "qwen-agent", "qwen_agent", None,
+              "<tool_call>{name, arguments}</tool_call> tags"),
+    ZooParser("lagent_react", "lagent", "lagent", None,
+              "Action: + Action Input: JSON object (action-input-json)"),
+    ZooParser("smolagents_json", "smolagents", "smolagents", None,
+              "JSON blob {name, arguments} after Action:, final_answer tool (json-blob)"),
+    ZooParser("dspy_chat", "dspy", "dspy", None,
+              "[[ ## field ## ]] sections (template formats)"),
+    ZooParser("griptape_actions", "griptape", "griptape", None,
+              "Actions: [JSON array] (template formats)"),
+    ZooParser("camel_hermes", "camel-ai", "camel", None,
+              "<tool_call>{name, arguments}</tool_call> tags"),
+    ZooParser("camel_function", "camel-ai", "camel", None,
+              "<function=NAME>{json}</function> tags"),
+    ZooParser("swarms_json", "swarms", "swarms", None,
+              "bare JSON {name, parameters} (json-blob)"),
+)
+"""Every zoo parser, in the order the docs list them."""

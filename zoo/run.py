@@ -1,0 +1,150 @@
+"""Fuzz every zoo parser with reactfuzz and summarise the findings: ``python -m zoo.run``.
+
+For each parser of :data:`zoo.ZOO` that has a format, it runs ``reactfuzz fuzz --target
+zoo.<module>:parse --format <fmt> --seed 1 --no-corpus`` at the default budget and at ten
+times it (``--max-examples 600``), keeps each run's JSON report under ``--out`` and prints
+one Markdown table: time, findings by check, verdict and cause, ``clean.render`` failures,
+and the distinct bugs the findings map to (:mod:`zoo.triage`). Run it from the checkout
+root with the interpreter that has the ``zoo`` extra installed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from . import ZOO, ZooParser
+from .triage import classify
+
+__all__ = ["RunResult", "fuzz", "main", "format_path"]
+
+ROOT = Path(__file__).resolve().parent.parent
+SCALES = {"default": [], "10x": ["--max-examples", "600"]}
+
+
+@dataclass
+class RunResult:
+    """One fuzz run of one zoo parser, read back from its JSON report."""
+
+    module: str
+    scale: str
+    format: str
+    seconds: float
+    exit_code: int
+    report: dict[str, Any] = field(repr=False)
+
+    @property
+    def findings(self) -> list[dict[str, Any]]:
+        """The run's findings (protocol notes excluded)."""
+        return list(self.report.get("findings", []))
+
+    def clean_failures(self) -> int:
+        """How many clean renderings of the format the parser got wrong."""
+        return sum(sum(op["failures"].values()) for op in self.report.get("operators", [])
+                   if op["abuse"] == "clean.render")
+
+    def by(self, key: str) -> Counter[str]:
+        """Findings counted by one of their fields (``check``, ``verdict``, ``cause``)."""
+        return Counter(str(f[key]) for f in self.findings)
+
+    def classes(self) -> Counter[str]:
+        """Findings counted by triage class (``defect``, ``judgement``, ``false-alarm``, ...)."""
+        return Counter(classify(self.module, f)[0] for f in self.findings)
+
+    def bugs(self) -> set[str]:
+        """The distinct real defects the findings map to."""
+        return {bug for f in self.findings for cls, bug in [classify(self.module, f)]
+                if cls == "defect"}
+
+
+def format_path(parser: ZooParser) -> str:
+    """The ``--format`` value of a zoo parser: a built-in name or a file under zoo/formats."""
+    assert parser.format is not None
+    if parser.format.endswith(".toml"):
+        return str(ROOT / "zoo" / "formats" / parser.format)
+    return parser.format
+
+
+def fuzz(parser: ZooParser, scale: str, out: Path, *, fmt: str | None = None) -> RunResult:
+    """Run ``reactfuzz fuzz`` on one zoo parser at one scale and read its JSON report."""
+    fmt = fmt or format_path(parser)
+    report = out / f"{parser.module}-{scale}.json"
+    cmd = [sys.executable, "-m", "reactfuzz", "fuzz", "--target", f"zoo.{parser.module}:parse",
+           "--format", fmt, "--seed", "1", "--no-corpus", "--json", str(report), "-q",
+           *SCALES[scale]]
+    start = time.perf_counter()
+    proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
+    seconds = time.perf_counter() - start
+    (out / f"{parser.module}-{scale}.txt").write_text(proc.stdout + proc.stderr)
+    if proc.returncode not in (0, 1) or not report.is_file():
+        raise RuntimeError(f"{' '.join(cmd)} exited {proc.returncode}: {proc.stderr.strip()}")
+    data = json.loads(report.read_text())
+    return RunResult(parser.module, scale, fmt, seconds, proc.returncode, data)
+
+
+def installed(parser: ZooParser) -> bool:
+    """Whether the parser's framework can be imported here."""
+    return importlib.util.find_spec(parser.imports) is not None
+
+
+def _counts(counter: Counter[str]) -> str:
+    return ", ".join(f"{k} {v}" for k, v in sorted(counter.items())) or "-"
+
+
+def table(results: list[RunResult]) -> str:
+    """The Markdown summary of a set of runs, one row per run."""
+    rows = ["| parser | format | scale | time (s) | clean fails | findings | by check | by cause"
+            " | by class | defects |", "|" + "---|" * 10]
+    for r in results:
+        rows.append(
+            f"| {r.module} | {Path(r.format).name} | {r.scale} | {r.seconds:.0f} |"
+            f" {r.clean_failures()} | {len(r.findings)} | {_counts(r.by('check'))} |"
+            f" {_counts(r.by('cause'))} | {_counts(r.classes())} |"
+            f" {', '.join(sorted(r.bugs())) or '-'} |")
+    return "\n".join(rows)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Command line: ``python -m zoo.run [--only MODULE,...] [--scale default|10x|both]``."""
+    ap = argparse.ArgumentParser(prog="python -m zoo.run", description=__doc__.split("\n")[0])
+    ap.add_argument("--only", default="", help="comma-separated zoo modules (default: all)")
+    ap.add_argument("--scale", choices=["default", "10x", "both"], default="both")
+    ap.add_argument("--format", dest="fmt", help="fuzz in this format instead of the parser's")
+    ap.add_argument("--out", help="where the JSON reports go (default: a new temporary folder)")
+    args = ap.parse_args(argv)
+    only = {m for m in args.only.split(",") if m}
+    out = Path(args.out or tempfile.mkdtemp(prefix="zoo-runs-"))
+    out.mkdir(parents=True, exist_ok=True)
+    scales = ["default", "10x"] if args.scale == "both" else [args.scale]
+    results = []
+    for parser in ZOO:
+        if only and parser.module not in only:
+            continue
+        if not installed(parser):
+            print(f"{parser.module}: skipped, {parser.framework} is not installed", file=sys.stderr)
+            continue
+        if parser.format is None and args.fmt is None:
+            print(f"{parser.module}: skipped, waiting for {parser.waiting}", file=sys.stderr)
+            continue
+        for scale in scales:
+            result = fuzz(parser, scale, out, fmt=args.fmt)
+            print(f"{parser.module} {scale}: {len(result.findings)} findings in"
+                  f" {result.seconds:.0f}s", file=sys.stderr)
+            results.append(result)
+    (out / "summary.md").write_text(table(results) + "\n")
+    print(table(results))
+    print(f"reports: {out}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

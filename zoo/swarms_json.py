@@ -1,0 +1,36 @@
+"""swarms' JSON tool runner: ``parse_and_execute_json`` (``tools/tool_parse_exec.py``).
+
+It parses and runs in one step, so it is given recording stand-ins of the default
+registry's tools (real signatures, Python's own binding errors); the first recorded call
+is what would run. Bad JSON is an ``{"error": ...}`` result; an unknown tool or a call that
+fails three times runs nothing.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from typing import Any
+
+# importing swarms creates its workspace folder (default: ./agent_workspace) and logs errors
+os.environ.setdefault("WORKSPACE_DIR", os.path.join(tempfile.gettempdir(), "zoo-swarms"))
+from loguru import logger  # noqa: E402
+from swarms.tools.tool_parse_exec import parse_and_execute_json  # noqa: E402
+
+logger.disable("swarms")
+
+from ._tools import fresh_registry
+
+
+def parse(completion: str) -> tuple[str, Any]:
+    """The first call swarms would run for ``completion``."""
+    registry = fresh_registry()
+    out = parse_and_execute_json([registry.python_callable(t.name) for t in registry],
+                                 completion, verbose=False)  # ValueError on empty input
+    ran = [r for r in registry.results if r.error is None]
+    if ran:
+        return ("action", (ran[0].call.tool, dict(ran[0].keywords) or list(ran[0].positional)))
+    if isinstance(out, dict) and "error" in out:
+        raise ValueError(out["error"])
+    raise ValueError(f"no call ran: {json.loads(out)['summary']}")
