@@ -1,9 +1,10 @@
-"""griptape's ReAct prompt parser: ``ActionsSubtask.__init_from_prompt`` (``tasks/actions_subtask.py``).
+"""griptape's ReAct prompt parser: ``ActionsSubtask.__init_from_prompt``.
 
-It runs when a subtask is attached to a ``PromptTask`` (``use_native_tools=False``). The
-tool is one griptape ``BaseTool`` named ``Tools`` whose activities are the default
-registry's tools, each with a ``schema.Schema`` of its parameters; an action names the
-activity in ``path``. griptape records every error as an ``ErrorArtifact`` and never raises.
+(``tasks/actions_subtask.py``) It runs when a subtask is attached to a ``PromptTask``
+(``use_native_tools=False``). The tool is one griptape ``BaseTool`` named ``Tools`` whose
+activities are the default registry's tools, each with a ``schema.Schema`` of its
+parameters; an action names the activity in ``path``. griptape records every error as an
+``ErrorArtifact`` and never raises.
 """
 
 from __future__ import annotations
@@ -27,8 +28,8 @@ _TYPES: dict[str, Any] = {"string": str, "number": Or(int, float), "integer": in
 def _activity(tool: Any) -> Any:
     schema = tool.json_schema()
     required = set(schema.get("required", []))
-    keys = {(Literal(n) if n in required else Optional(Literal(n))): _TYPES.get(s.get("type"), object)
-            for n, s in schema["properties"].items()}
+    keys = {(Literal(n) if n in required else Optional(Literal(n))):
+            _TYPES.get(s.get("type"), object) for n, s in schema["properties"].items()}
 
     def run(self: Any, **kwargs: Any) -> TextArtifact:
         return TextArtifact("ok")

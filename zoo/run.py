@@ -25,7 +25,7 @@ from typing import Any
 from . import ZOO, ZooParser
 from .triage import classify
 
-__all__ = ["RunResult", "fuzz", "main", "format_path"]
+__all__ = ["RunResult", "format_path", "fuzz", "main"]
 
 ROOT = Path(__file__).resolve().parent.parent
 SCALES = {"default": [], "10x": ["--max-examples", "600"]}

@@ -18,7 +18,8 @@ _MODEL = Model()  # the base class: no model id, no network
 def parse(completion: str) -> tuple[str, Any]:
     """The first call smolagents would run for ``completion``, or its final answer."""
     try:
-        message = _MODEL.parse_tool_calls(ChatMessage(role=MessageRole.ASSISTANT, content=completion))
+        message = _MODEL.parse_tool_calls(
+            ChatMessage(role=MessageRole.ASSISTANT, content=completion))
     except Exception as exc:  # AgentParsingError in the agent
         raise ValueError(str(exc)) from exc
     call = message.tool_calls[0].function

@@ -13,14 +13,14 @@ import os
 import tempfile
 from typing import Any
 
+from ._tools import fresh_registry
+
 # importing swarms creates its workspace folder (default: ./agent_workspace) and logs errors
 os.environ.setdefault("WORKSPACE_DIR", os.path.join(tempfile.gettempdir(), "zoo-swarms"))
-from loguru import logger  # noqa: E402
-from swarms.tools.tool_parse_exec import parse_and_execute_json  # noqa: E402
+from loguru import logger
+from swarms.tools.tool_parse_exec import parse_and_execute_json
 
 logger.disable("swarms")
-
-from ._tools import fresh_registry
 
 
 def parse(completion: str) -> tuple[str, Any]:
