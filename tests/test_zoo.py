@@ -81,8 +81,13 @@ def test_adapter_accepts_every_clean_rendering(parser: ZooParser, runs_dir: Path
     result = _run(parser.module, "default", runs_dir)
     clean = [op for op in result.report["operators"] if op["abuse"] == "clean.render"]
     assert clean and clean[0]["examples"] > 0
-    assert result.clean_failures() == 0, [
-        f["completion"] for f in result.findings if f["abuse"] == "clean.render"]
+    known = [r for r in TRIAGE if r.module == parser.module and r.abuse == "clean.render"]
+    failed = [f for f in result.findings if f["abuse"] == "clean.render"]
+    if known and failed:
+        # triaged: the framework's documented answer, or a reactfuzz false alarm to fix
+        assert all(any(f["check"] == r.check for r in known) for f in failed), failed
+        pytest.xfail("; ".join(f"{r.klass} {r.bug}: {r.mechanism}" for r in known))
+    assert result.clean_failures() == 0, [f["completion"] for f in failed]
 
 
 DEFECTS = [row for row in TRIAGE if row.klass == "defect"]

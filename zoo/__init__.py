@@ -29,14 +29,11 @@ class ZooParser(NamedTuple):
 
 
 ZOO: tuple[ZooParser, ...] = (
-    ZooParser("qwen_react", "qwen-agent", "qwen_agent", None,
-              "Action: + Action Input: JSON object (action-input-json)"),
+    ZooParser("qwen_react", "qwen-agent", "qwen_agent", "qwen-react.toml"),
     ZooParser("qwen_nous", "qwen-agent", "qwen_agent", None,
               "<tool_call>{name, arguments}</tool_call> tags"),
-    ZooParser("lagent_react", "lagent", "lagent", None,
-              "Action: + Action Input: JSON object (action-input-json)"),
-    ZooParser("smolagents_json", "smolagents", "smolagents", None,
-              "JSON blob {name, arguments} after Action:, final_answer tool (json-blob)"),
+    ZooParser("lagent_react", "lagent", "lagent", "lagent-react.toml"),
+    ZooParser("smolagents_json", "smolagents", "smolagents", "json-blob"),
     ZooParser("dspy_chat", "dspy", "dspy", None,
               "[[ ## field ## ]] sections (template formats)"),
     ZooParser("griptape_actions", "griptape", "griptape", None,

@@ -25,8 +25,121 @@ class Triage(NamedTuple):
     ground_truth: str = ""
 
 
-TRIAGE: tuple[Triage, ...] = ()
-"""Filled in from the default runs (docs/zoo.md shows the same rows)."""
+# The classes: a defect is a bug a maintainer would accept; a judgement call is behaviour
+# the framework documents or chose and that is safe; a false alarm is reactfuzz's mistake,
+# its ``bug`` naming the reactfuzz piece that caused it (fa-check-..., fa-oracle-...).
+_D, _J, _F = "defect", "judgement", "false-alarm"
+
+_FA_LAXER = ("the parser is more lenient than the format's grammar and still runs exactly"
+             " the intended call (or rejects the text): agrees-with-grammar reports it")
+_FA_STRICTER = ("the parser refuses, which the oracle's own acceptable outcomes allow:"
+                " agrees-with-grammar reports it anyway")
+_FA_KIND = ("the framework refuses with the right reason, but a user target can only"
+            " refuse with an exception, always read as 'unparseable'")
+_FA_SPACE = "the answer differs only by the space after the label: the oracle compares exactly"
+_J_DUPLICATE = ("a key given twice: Python's json keeps the last value (RFC 8259 leaves it"
+                " undefined); the framework's prompt never asks for it")
+
+
+def _rows(module: str, klass: str, bug: str, mechanism: str, checks_abuses: str,
+          ground_truth: str = "") -> tuple[Triage, ...]:
+    """Rows for one bug: ``checks_abuses`` is ``check@abuse`` pairs separated by spaces."""
+    return tuple(Triage(module, *pair.split("@"), klass, bug, mechanism, ground_truth)
+                 for pair in checks_abuses.split())
+
+
+TRIAGE: tuple[Triage, ...] = (
+    # ---- qwen-agent ReActChat
+    *_rows("qwen_react", _J, "qwen-no-action-is-answer",
+           "no '\\nAction:' found (an answer, a bare 'Action:' without input, or a label"
+           " written another way) and the whole completion, thought and labels included, is"
+           " the answer shown to the user (react_chat.py: `if not has_action: break`)",
+           "no-hijacked-answer@clean.render no-hijacked-answer@missing.no-action-input"
+           " no-hijacked-answer@label.case no-hijacked-answer@label.spacing"
+           " no-hijacked-answer@label.numbering no-hijacked-answer@label.markdown"
+           " no-hijacked-answer@label.leading-space no-hijacked-answer@label.odd-line-break",
+           "xorbitsai/inference PR 1098 (the same raw-text fallback in another Qwen ReAct"
+           " parser, fixed there as a bug)"),
+    *_rows("qwen_react", _J, "qwen-last-action-wins",
+           "rfind('\\nAction:'): of two actions in one turn the last runs, the first is dropped",
+           "no-wrong-call@injected.second-action"),
+    *_rows("qwen_react", _J, "qwen-final-answer-ignored",
+           "qwen-agent never reads 'Final Answer:': an action written after an answer runs",
+           "no-wrong-call@injected.answer-and-action"),
+    *_rows("qwen_react", _J, "qwen-fabricated-observation-shown",
+           "without its stop word the model writes an Observation; qwen-agent cuts the input"
+           " at it and runs the intended call, the invented text stays in the streamed"
+           " response but not in the next prompt",
+           "no-fabricated-observation@fabricated.observation-no-stop",
+           "QwenLM/Qwen3 issue 197, xorbitsai/inference issue 1099 (stop word not applied)"),
+    *_rows("qwen_react", _J, "qwen-json-duplicate-key", _J_DUPLICATE,
+           "no-wrong-call@extra.duplicate-name"),
+    *_rows("qwen_react", _F, "fa-check-laxer",
+           "json5 reads {'query': 'a'} on purpose; " + _FA_LAXER,
+           "agrees-with-grammar@malformed.invalid-json"),
+    *_rows("qwen_react", _F, "fa-operator-label-in-answer",
+           "the answer's text holds a whole action block at line starts, which the format"
+           " cannot carry; any line-based reader runs it: a protocol note, not a finding",
+           "no-wrong-call@injected.label-in-answer"),
+    # ---- lagent ReActProtocol
+    *_rows("lagent_react", _D, "lagent-final-answer-anywhere",
+           "`if 'Final Answer:' in message` (react.py) beats any action: the label inside a"
+           " JSON argument, inside a thought, after a \\r, or after the action finishes the"
+           " run with the text after it",
+           "no-hijacked-answer@injected.label-in-argument"
+           " no-hijacked-answer@injected.answer-label-in-thought"
+           " no-hijacked-answer@injected.unicode-line-break"
+           " no-hijacked-answer@injected.answer-and-action"),
+    *_rows("lagent_react", _D, "lagent-no-stop-invented-answer",
+           "ReAct.chat sends no stop words: a model that goes on writes 'Response: ...' and"
+           " 'Final Answer: ...', and the invented answer is returned, the tool never run",
+           "no-hijacked-answer@fabricated.observation"
+           " no-hijacked-answer@fabricated.observation-no-stop",
+           "xorbitsai/inference issue 1099 (no Observation stop word in a Qwen ReAct loop)"),
+    *_rows("lagent_react", _J, "lagent-greedy-input",
+           "`Action Input:(.*)` with DOTALL runs from the first 'Action Input:' to the end:"
+           " a thought quoting an inline action makes the real input invalid JSON; lagent"
+           " answers with a parse error (a wasted turn, no wrong call)",
+           "no-silent-drop@injected.action-in-thought"),
+    *_rows("lagent_react", _J, "lagent-json-duplicate-key", _J_DUPLICATE,
+           "no-wrong-call@extra.duplicate-name"),
+    *_rows("lagent_react", _F, "fa-oracle-answer-space", _FA_SPACE,
+           "no-hijacked-answer@clean.render no-hijacked-answer@injected.label-in-answer"),
+    *_rows("lagent_react", _F, "fa-check-stricter",
+           "lagent checks the arguments against the tool's parameters; " + _FA_STRICTER,
+           "agrees-with-grammar@missing.argument-dropped"
+           " agrees-with-grammar@injected.unicode-line-break"),
+    *_rows("lagent_react", _F, "fa-adapter-refusal-kind", _FA_KIND,
+           "right-rejection@missing.empty-brackets right-rejection@extra.undeclared-name"),
+    *_rows("lagent_react", _F, "fa-check-laxer",
+           "'**Action:** search' names the tool '** search', rejected as unknown; an indented"
+           " or \\r-separated label runs the intended call; " + _FA_LAXER,
+           "agrees-with-grammar@label.markdown agrees-with-grammar@label.leading-space"
+           " agrees-with-grammar@label.odd-line-break"),
+    # ---- smolagents parse_json_blob
+    *_rows("smolagents_json", _D, "smolagents-first-brace-slice",
+           "parse_json_blob slices from the first '{' to the last '}' of the whole text: a"
+           " blob quoted in the thought before the real one makes a valid call fail"
+           " (AgentParsingError, a wasted step)",
+           "no-silent-drop@injected.action-in-thought",
+           "huggingface/smolagents PR 2427 (the same slice, a '}' after the blob),"
+           " PR 992/994 (trailing text after a good blob)"),
+    *_rows("smolagents_json", _F, "fa-operator-duplicate-top-level",
+           "extra.duplicate-name writes the repeated argument beside 'name' and 'arguments',"
+           " not inside 'arguments'; smolagents ignores the extra key and runs the intended"
+           " call, which the oracle calls wrong",
+           "no-wrong-call@extra.duplicate-name"),
+    *_rows("smolagents_json", _F, "fa-check-stricter",
+           "two blobs in one text are refused; " + _FA_STRICTER,
+           "agrees-with-grammar@injected.unicode-line-break"),
+    *_rows("smolagents_json", _F, "fa-check-laxer",
+           "smolagents reads the blob wherever it stands, labels ignored; " + _FA_LAXER,
+           "agrees-with-grammar@malformed.trailing-text agrees-with-grammar@label.case"
+           " agrees-with-grammar@label.spacing agrees-with-grammar@label.numbering"
+           " agrees-with-grammar@label.markdown agrees-with-grammar@label.leading-space"
+           " agrees-with-grammar@label.odd-line-break"),
+)
+"""Every triaged pattern of the default runs (docs/zoo.md shows the same rows)."""
 
 
 def classify(module: str, finding: dict[str, Any]) -> tuple[str, str]:
