@@ -23,9 +23,9 @@ from pathlib import Path
 from typing import Any
 
 from . import ZOO, ZooParser
-from .triage import classify
+from .triage import TRIAGE, classify
 
-__all__ = ["RunResult", "format_path", "fuzz", "main"]
+__all__ = ["RunResult", "format_path", "fuzz", "main", "table", "triage_table"]
 
 ROOT = Path(__file__).resolve().parent.parent
 SCALES = {"default": [], "10x": ["--max-examples", "600"]}
@@ -113,6 +113,28 @@ def table(results: list[RunResult]) -> str:
     return "\n".join(rows)
 
 
+def triage_table(results: list[RunResult]) -> str:
+    """The triage rows as Markdown: one row per bug and parser, with its shortest completion."""
+    seen: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    for r in results:
+        if r.scale != "default":
+            continue
+        for f in r.findings:
+            _klass, bug = classify(r.module, f)
+            seen.setdefault((r.module, bug or f"untriaged {f['check']}@{f['abuse']}"), []).append(f)
+    rows = ["| parser | class | bug | findings | shortest completion | mechanism | tracker |",
+            "|" + "---|" * 7]
+    for (module, bug), found in seen.items():
+        row = next((t for t in TRIAGE if t.module == module and t.bug == bug), None)
+        shortest = min((f["completion"] for f in found), key=len)
+        pairs = ", ".join(sorted({f"{f['check']}@{f['abuse']}" for f in found}))
+        rows.append(
+            f"| {module} | {row.klass if row else 'untriaged'} | {bug} | {pairs} |"
+            f" `{json.dumps(shortest)[1:-1].replace('|', '&#124;')}` |"
+            f" {row.mechanism if row else ''} | {row.ground_truth if row else ''} |")
+    return "\n".join(rows)
+
+
 def main(argv: list[str] | None = None) -> int:
     """Command line: ``python -m zoo.run [--only MODULE,...] [--scale default|10x|both]``."""
     ap = argparse.ArgumentParser(prog="python -m zoo.run", description=__doc__.split("\n")[0])
@@ -141,6 +163,7 @@ def main(argv: list[str] | None = None) -> int:
                   f" {result.seconds:.0f}s", file=sys.stderr)
             results.append(result)
     (out / "summary.md").write_text(table(results) + "\n")
+    (out / "triage.md").write_text(triage_table(results) + "\n")
     print(table(results))
     print(f"reports: {out}", file=sys.stderr)
     return 0
