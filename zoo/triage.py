@@ -37,6 +37,19 @@ _FA_STRICTER = ("the parser refuses, which the oracle's own acceptable outcomes 
 _FA_KIND = ("the framework refuses with the right reason, but a user target can only"
             " refuse with an exception, always read as 'unparseable'")
 _FA_SPACE = "the answer differs only by the space after the label: the oracle compares exactly"
+_FA_THINK = ("the tag formats write a <think> block before every answer and read the answer"
+             " as the text after it; the framework hands over the whole message text, think"
+             " block included (a chat message, not an answer field)")
+_FA_TAG_EDIT = ("the operator edits the closing tag ('</tool_call, }', '</function\\r')"
+                " instead of the JSON or the line end: no tag is left to read, so the"
+                " text is a plain message")
+_J_PARALLEL = ("two calls in one message are parallel calls, a documented feature: both"
+               " run (the adapter reports the first)")
+_J_TAG_ANYWHERE = ("the tag is found anywhere, not only at a line start: a call quoted in"
+                   " prose or in a <think> block runs; the protocol has no such quoting, and"
+                   " in Qwen's stack the tag is a special token emitted only to call")
+_J_BROKEN_JSON = ("JSON the decoder cannot read inside the tag: the call is skipped (with a"
+                  " printed warning) and the text is a plain message; the model broke the JSON")
 _J_DUPLICATE = ("a key given twice: Python's json keeps the last value (RFC 8259 leaves it"
                 " undefined); the framework's prompt never asks for it")
 
@@ -138,6 +151,71 @@ TRIAGE: tuple[Triage, ...] = (
            " agrees-with-grammar@label.spacing agrees-with-grammar@label.numbering"
            " agrees-with-grammar@label.markdown agrees-with-grammar@label.leading-space"
            " agrees-with-grammar@label.odd-line-break"),
+    # ---- qwen-agent Nous <tool_call>
+    *_rows("qwen_nous", _F, "fa-format-think-in-answer", _FA_THINK,
+           "no-hijacked-answer@clean.render"),
+    *_rows("qwen_nous", _J, "tag-parallel-calls", _J_PARALLEL,
+           "no-wrong-call@injected.second-action"),
+    *_rows("qwen_nous", _J, "tag-found-anywhere", _J_TAG_ANYWHERE,
+           "no-wrong-call@injected.label-in-answer"),
+    *_rows("qwen_nous", _F, "fa-check-text-after-call",
+           "text after '</tool_call>' is dropped by qwen-agent (never shown, never fed"
+           " back), so a model-written Observation there reaches nothing:"
+           " no-fabricated-observation judges the completion, not what the parser keeps",
+           "no-fabricated-observation@fabricated.observation"
+           " no-fabricated-observation@fabricated.observation-no-stop"),
+    *_rows("qwen_nous", _F, "fa-check-laxer",
+           "json5 reads single quotes, text after the tag and a fence around the message are"
+           " ignored; " + _FA_LAXER,
+           "agrees-with-grammar@malformed.trailing-text agrees-with-grammar@malformed.invalid-json"
+           " agrees-with-grammar@label.markdown"),
+    # ---- camel-ai Hermes <tool_call>
+    *_rows("camel_hermes", _F, "fa-format-think-in-answer", _FA_THINK,
+           "no-hijacked-answer@clean.render"),
+    *_rows("camel_hermes", _J, "tag-broken-json-is-message", _J_BROKEN_JSON,
+           "no-hijacked-answer@malformed.unbalanced-bracket"
+           " no-hijacked-answer@malformed.unbalanced-quote"),
+    *_rows("camel_hermes", _F, "fa-operator-tag-edit", _FA_TAG_EDIT,
+           "no-hijacked-answer@malformed.invalid-json no-hijacked-answer@extra.duplicate-name"
+           " no-hijacked-answer@label.odd-line-break"),
+    *_rows("camel_hermes", _J, "tag-found-anywhere", _J_TAG_ANYWHERE,
+           "no-wrong-call@injected.action-in-thought no-wrong-call@injected.unicode-line-break"
+           " no-wrong-call@injected.label-in-answer"),
+    *_rows("camel_hermes", _J, "tag-parallel-calls", _J_PARALLEL,
+           "no-wrong-call@injected.second-action"),
+    *_rows("camel_hermes", _J, "tag-text-after-call",
+           "text after the call is not read; whether a model-written Observation there"
+           " reaches the transcript is up to the caller of the converter",
+           "no-fabricated-observation@fabricated.observation"
+           " no-fabricated-observation@fabricated.observation-no-stop"),
+    *_rows("camel_hermes", _F, "fa-check-laxer",
+           "single quotes become double quotes, text after the tag and a fence are ignored; "
+           + _FA_LAXER,
+           "agrees-with-grammar@malformed.trailing-text agrees-with-grammar@malformed.invalid-json"
+           " agrees-with-grammar@label.markdown"),
+    # ---- camel-ai <function=NAME>
+    *_rows("camel_function", _F, "fa-format-think-in-answer", _FA_THINK,
+           "no-hijacked-answer@clean.render"),
+    *_rows("camel_function", _J, "tag-broken-json-is-message", _J_BROKEN_JSON,
+           "no-hijacked-answer@malformed.unbalanced-bracket"
+           " no-hijacked-answer@malformed.unbalanced-quote"
+           " no-hijacked-answer@malformed.invalid-json"),
+    *_rows("camel_function", _F, "fa-operator-tag-edit", _FA_TAG_EDIT,
+           "no-hijacked-answer@extra.duplicate-name no-hijacked-answer@label.odd-line-break"),
+    *_rows("camel_function", _J, "tag-found-anywhere", _J_TAG_ANYWHERE,
+           "no-wrong-call@injected.action-in-thought no-wrong-call@injected.unicode-line-break"
+           " no-wrong-call@injected.label-in-answer"),
+    *_rows("camel_function", _J, "tag-parallel-calls",
+           "re.search takes the first of two calls; the function-tag prompt asks for one",
+           "no-wrong-call@injected.second-action"),
+    *_rows("camel_function", _J, "tag-text-after-call",
+           "text after the call is not read; whether a model-written Observation there"
+           " reaches the transcript is up to the caller",
+           "no-fabricated-observation@fabricated.observation"
+           " no-fabricated-observation@fabricated.observation-no-stop"),
+    *_rows("camel_function", _F, "fa-check-laxer",
+           "text after the tag and a fence are ignored; " + _FA_LAXER,
+           "agrees-with-grammar@malformed.trailing-text agrees-with-grammar@label.markdown"),
 )
 """Every triaged pattern of the default runs (docs/zoo.md shows the same rows)."""
 
