@@ -23,26 +23,24 @@ class ZooParser(NamedTuple):
     framework: str
     imports: str
     format: str | None
-    """The reactfuzz format (built-in name or a file under ``zoo/formats``), or ``None``."""
+    """The reactfuzz format (built-in name or a file under ``zoo/formats``), ``None``: none fits."""
     waiting: str = ""
-    """When ``format`` is ``None``: which protocol family it waits for."""
+    """Why it cannot be fuzzed yet: the protocol family it waits for (empty: ready)."""
 
+
+_TAG = "the tag and template families (branch fam-tag)"
 
 ZOO: tuple[ZooParser, ...] = (
     ZooParser("qwen_react", "qwen-agent", "qwen_agent", "qwen-react.toml"),
-    ZooParser("qwen_nous", "qwen-agent", "qwen_agent", None,
-              "<tool_call>{name, arguments}</tool_call> tags"),
+    ZooParser("qwen_nous", "qwen-agent", "qwen_agent", "tool-call", _TAG),
     ZooParser("lagent_react", "lagent", "lagent", "lagent-react.toml"),
     ZooParser("smolagents_json", "smolagents", "smolagents", "json-blob"),
     ZooParser("dspy_chat", "dspy", "dspy", None,
-              "[[ ## field ## ]] sections (template formats)"),
-    ZooParser("griptape_actions", "griptape", "griptape", None,
-              "Actions: [JSON array] (template formats)"),
-    ZooParser("camel_hermes", "camel-ai", "camel", None,
-              "<tool_call>{name, arguments}</tool_call> tags"),
-    ZooParser("camel_function", "camel-ai", "camel", None,
-              "<function=NAME>{json}</function> tags"),
+              "a family for [[ ## field ## ]] section headers (none planned)"),
+    ZooParser("griptape_actions", "griptape", "griptape", "griptape.toml", _TAG),
+    ZooParser("camel_hermes", "camel-ai", "camel", "tool-call", _TAG),
+    ZooParser("camel_function", "camel-ai", "camel", "function-tag", _TAG),
     ZooParser("swarms_json", "swarms", "swarms", None,
-              "bare JSON {name, parameters} (json-blob)"),
+              "a family that writes a bare JSON object, no thought and no label (none planned)"),
 )
 """Every zoo parser, in the order the docs list them."""

@@ -154,7 +154,7 @@ def main(argv: list[str] | None = None) -> int:
         if not installed(parser):
             print(f"{parser.module}: skipped, {parser.framework} is not installed", file=sys.stderr)
             continue
-        if parser.format is None and args.fmt is None:
+        if (parser.format is None or parser.waiting) and args.fmt is None:
             print(f"{parser.module}: skipped, waiting for {parser.waiting}", file=sys.stderr)
             continue
         for scale in scales:

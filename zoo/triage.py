@@ -216,6 +216,56 @@ TRIAGE: tuple[Triage, ...] = (
     *_rows("camel_function", _F, "fa-check-laxer",
            "text after the tag and a fence are ignored; " + _FA_LAXER,
            "agrees-with-grammar@malformed.trailing-text agrees-with-grammar@label.markdown"),
+    # ---- griptape ActionsSubtask (template format zoo/formats/griptape.toml)
+    *_rows("griptape_actions", _D, "griptape-greedy-actions",
+           "ACTIONS_PATTERN `Actions:[^\\[]*(\\[.*\\])` is unanchored and greedy: from the"
+           " first 'Actions:' (a thought that quotes one) to the last ']' of the text, so a"
+           " valid action list fails to decode (ErrorArtifact, a wasted turn)",
+           "no-silent-drop@injected.action-in-thought",
+           "griptape-ai/griptape PR 222 (the same regex, loosened for prose and fences"
+           " around the action)"),
+    *_rows("griptape_actions", _J, "griptape-no-action-is-answer",
+           "no 'Actions: [...]' and no 'Answer:' found and griptape makes the raw output,"
+           " thought included, the subtask's output (documented fallback)",
+           "no-hijacked-answer@label.case no-hijacked-answer@label.spacing"
+           " no-hijacked-answer@label.numbering no-hijacked-answer@injected.stop-in-argument",
+           "xorbitsai/inference PR 1098 (the same raw-text fallback elsewhere)"),
+    *_rows("griptape_actions", _J, "griptape-actions-beat-answer",
+           "with actions present 'Answer:' is ignored (documented): the action runs",
+           "no-wrong-call@injected.answer-and-action"),
+    *_rows("griptape_actions", _J, "griptape-fabricated-observation",
+           "griptape relies on its stop word; a model that ignores it writes an observation"
+           " that stays in the assistant message of the next prompt",
+           "no-fabricated-observation@fabricated.observation-no-stop"),
+    *_rows("griptape_actions", _F, "fa-format-observation-label",
+           "griptape's observation label '<|Response|>:' is no word, so the format writes"
+           " fabricated observations as 'Observation:', which griptape's stop word does not"
+           " cut: a model following griptape's prompt is cut there",
+           "no-fabricated-observation@fabricated.observation"
+           " no-silent-drop@fabricated.observation"),
+    *_rows("griptape_actions", _F, "fa-operator-template-edit",
+           "the JSON operators edit the end of the action line ('}}, }', '}}, \"query\": ...')"
+           " instead of the arguments object inside the template, dropping the closing ']'",
+           "no-hijacked-answer@malformed.invalid-json no-hijacked-answer@extra.duplicate-name"),
+    *_rows("griptape_actions", _F, "fa-operator-label-in-answer",
+           "the answer's text holds a whole action line, which the format cannot carry:"
+           " a protocol note, not a finding",
+           "no-wrong-call@injected.label-in-answer"),
+    *_rows("griptape_actions", _F, "fa-adapter-refusal-kind",
+           "griptape's schema refuses with the right reason; " + _FA_KIND,
+           "right-rejection@malformed.wrong-type right-rejection@malformed.empty"
+           " right-rejection@missing.empty-brackets right-rejection@extra.undeclared-name"),
+    *_rows("griptape_actions", _F, "fa-check-stricter",
+           "griptape validates the input against the activity schema, and two action lists"
+           " do not decode; " + _FA_STRICTER,
+           "agrees-with-grammar@missing.argument-dropped"
+           " agrees-with-grammar@injected.unicode-line-break"),
+    *_rows("griptape_actions", _F, "fa-check-laxer",
+           "the unanchored pattern finds 'Actions:' indented, bold, after \\r or CRLF; "
+           + _FA_LAXER,
+           "agrees-with-grammar@malformed.trailing-text agrees-with-grammar@label.markdown"
+           " agrees-with-grammar@label.leading-space agrees-with-grammar@label.crlf"
+           " agrees-with-grammar@label.odd-line-break"),
 )
 """Every triaged pattern of the default runs (docs/zoo.md shows the same rows)."""
 
