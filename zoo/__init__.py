@@ -28,18 +28,16 @@ class ZooParser(NamedTuple):
     """Why it cannot be fuzzed yet: the protocol family it waits for (empty: ready)."""
 
 
-_TAG = "the tag and template families (branch fam-tag)"
-
 ZOO: tuple[ZooParser, ...] = (
     ZooParser("qwen_react", "qwen-agent", "qwen_agent", "qwen-react.toml"),
-    ZooParser("qwen_nous", "qwen-agent", "qwen_agent", "tool-call", _TAG),
+    ZooParser("qwen_nous", "qwen-agent", "qwen_agent", "tool-call"),
     ZooParser("lagent_react", "lagent", "lagent", "lagent-react.toml"),
     ZooParser("smolagents_json", "smolagents", "smolagents", "json-blob"),
     ZooParser("dspy_chat", "dspy", "dspy", None,
               "a family for [[ ## field ## ]] section headers (none planned)"),
-    ZooParser("griptape_actions", "griptape", "griptape", "griptape.toml", _TAG),
-    ZooParser("camel_hermes", "camel-ai", "camel", "tool-call", _TAG),
-    ZooParser("camel_function", "camel-ai", "camel", "function-tag", _TAG),
+    ZooParser("griptape_actions", "griptape", "griptape", "griptape.toml"),
+    ZooParser("camel_hermes", "camel-ai", "camel", "tool-call"),
+    ZooParser("camel_function", "camel-ai", "camel", "function-tag"),
     ZooParser("swarms_json", "swarms", "swarms", None,
               "a family that writes a bare JSON object, no thought and no label (none planned)"),
 )
