@@ -12,7 +12,6 @@ import importlib.util
 import sys
 from functools import cache
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -93,14 +92,15 @@ def test_adapter_accepts_every_clean_rendering(parser: ZooParser, runs_dir: Path
     assert result.clean_failures() == 0, [f["completion"] for f in failed]
 
 
-DEFECTS = [row for row in TRIAGE if row.klass == "defect"]
+DEFECTS = sorted({(row.module, row.bug) for row in TRIAGE if row.klass == "defect"})
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("row", DEFECTS, ids=lambda r: f"{r.module}-{r.bug}")
-def test_default_run_finds_the_real_defect(row: Any, runs_dir: Path) -> None:
-    parser = MODULES[row.module]
-    _ready(parser)
-    found = _run(row.module, "default", runs_dir).findings
-    assert any(f["check"] == row.check and row.abuse in ("*", f["abuse"]) for f in found), (
-        f"{row.bug}: no {row.check} finding from {row.abuse}")
+@pytest.mark.parametrize(("module", "bug"), DEFECTS, ids=lambda x: str(x))
+def test_default_run_finds_the_real_defect(module: str, bug: str, runs_dir: Path) -> None:
+    _ready(MODULES[module])
+    rows = [r for r in TRIAGE if r.module == module and r.bug == bug]
+    found = _run(module, "default", runs_dir).findings
+    # pinned by check and mechanism (the operator that writes it), not by exact text
+    assert any(f["check"] == r.check and r.abuse in ("*", f["abuse"])
+               for f in found for r in rows), f"{bug}: no finding from {[r.abuse for r in rows]}"

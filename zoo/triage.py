@@ -98,17 +98,17 @@ TRIAGE: tuple[Triage, ...] = (
     *_rows("lagent_react", _D, "lagent-final-answer-anywhere",
            "`if 'Final Answer:' in message` (react.py) beats any action: the label inside a"
            " JSON argument, inside a thought, after a \\r, or after the action finishes the"
-           " run with the text after it",
+           " run with the text after it; ReAct.chat sends no stop words, so a model that goes"
+           " on writes 'Response: ...' and 'Final Answer: ...' and the invented answer is"
+           " returned, the tool never run",
            "no-hijacked-answer@injected.label-in-argument"
            " no-hijacked-answer@injected.answer-label-in-thought"
            " no-hijacked-answer@injected.unicode-line-break"
-           " no-hijacked-answer@injected.answer-and-action"),
-    *_rows("lagent_react", _D, "lagent-no-stop-invented-answer",
-           "ReAct.chat sends no stop words: a model that goes on writes 'Response: ...' and"
-           " 'Final Answer: ...', and the invented answer is returned, the tool never run",
-           "no-hijacked-answer@fabricated.observation"
+           " no-hijacked-answer@injected.answer-and-action"
+           " no-hijacked-answer@fabricated.observation"
            " no-hijacked-answer@fabricated.observation-no-stop",
-           "xorbitsai/inference issue 1099 (no Observation stop word in a Qwen ReAct loop)"),
+           "xorbitsai/inference issue 1099 (no Observation stop word: the model invents the"
+           " result and the answer)"),
     *_rows("lagent_react", _J, "lagent-greedy-input",
            "`Action Input:(.*)` with DOTALL runs from the first 'Action Input:' to the end:"
            " a thought quoting an inline action makes the real input invalid JSON; lagent"
