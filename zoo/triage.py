@@ -70,7 +70,8 @@ TRIAGE: tuple[Triage, ...] = (
            "no-hijacked-answer@clean.render no-hijacked-answer@missing.no-action-input"
            " no-hijacked-answer@label.case no-hijacked-answer@label.spacing"
            " no-hijacked-answer@label.numbering no-hijacked-answer@label.markdown"
-           " no-hijacked-answer@label.leading-space no-hijacked-answer@label.odd-line-break",
+           " no-hijacked-answer@label.leading-space no-hijacked-answer@label.odd-line-break"
+           " no-hijacked-answer@variant.case",
            "xorbitsai/inference PR 1098 (the same raw-text fallback in another Qwen ReAct"
            " parser, fixed there as a bug)"),
     *_rows("qwen_react", _J, "qwen-last-action-wins",
@@ -154,6 +155,10 @@ TRIAGE: tuple[Triage, ...] = (
     # ---- qwen-agent Nous <tool_call>
     *_rows("qwen_nous", _F, "fa-format-think-in-answer", _FA_THINK,
            "no-hijacked-answer@clean.render"),
+    *_rows("qwen_nous", _J, "qwen-json5-slow",
+           "a 16 kB argument took 0.78 s (json5 decodes in pure Python); measured on a loaded"
+           " machine, super-linear growth not confirmed by hand",
+           "bounded-time@size.long-argument"),
     *_rows("qwen_nous", _J, "tag-parallel-calls", _J_PARALLEL,
            "no-wrong-call@injected.second-action"),
     *_rows("qwen_nous", _J, "tag-found-anywhere", _J_TAG_ANYWHERE,
@@ -228,7 +233,8 @@ TRIAGE: tuple[Triage, ...] = (
            "no 'Actions: [...]' and no 'Answer:' found and griptape makes the raw output,"
            " thought included, the subtask's output (documented fallback)",
            "no-hijacked-answer@label.case no-hijacked-answer@label.spacing"
-           " no-hijacked-answer@label.numbering no-hijacked-answer@injected.stop-in-argument",
+           " no-hijacked-answer@label.numbering no-hijacked-answer@injected.stop-in-argument"
+           " no-hijacked-answer@variant.case",
            "xorbitsai/inference PR 1098 (the same raw-text fallback elsewhere)"),
     *_rows("griptape_actions", _J, "griptape-actions-beat-answer",
            "with actions present 'Answer:' is ignored (documented): the action runs",
