@@ -44,6 +44,20 @@ SLOW: dict[str, str] = {
         " smaller same-seed check in the fast tier)",
     "test_scale.py::test_explore_is_deterministic_by_seed":
         "repeats whole explorations to compare them with each other",
+    "test_scale.py::test_explore_finds_classic_failures_and_they_replay":
+        "an exploration large enough to reach every classic failure, then its replay",
+    "test_scale.py::test_workers_find_the_same_as_one_process":
+        "a whole run twice, once with two worker processes",
+    "test_engine.py::test_json_args_grammar_has_neither_findings_nor_protocol_notes":
+        "a whole default-sized run whose search spends its full budget (nothing fails)",
+    "test_engine.py::test_grammar_typed_has_no_design_findings":
+        "a whole default-sized run whose search spends its full budget (nothing fails)",
+    "test_engine.py::test_user_parser_in_a_temporary_directory_is_fuzzed_unchanged":
+        "a whole run against a user parser in its worker process",
+    "test_cli_fuzz.py::test_user_parser_module_function":
+        "a whole CLI run against a user parser in its worker process",
+    "test_cli_fuzz.py::test_tools_without_free_text_skip_operators_cleanly":
+        "a whole CLI run with a tools file",
 }
 
 
