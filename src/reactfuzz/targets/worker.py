@@ -20,7 +20,7 @@ from typing import Any
 
 from ..errors import UsageError
 from ..formats import Format, get_format
-from .adapters import _describe_exception, _invoke
+from .adapters import _describe_exception, _invoke, check_supported
 from .base import DEFAULT_TIMEOUT, ParseResult, Target, _check_timeout
 from .user_code import _resolve_parser
 
@@ -256,7 +256,7 @@ class FunctionTarget(Target):
                 return ParseResult(
                     error="the worker sent an unexpected message", elapsed=perf_counter() - start
                 )
-            return result
+            return check_supported(result, self.name, completion)
 
     def close(self) -> None:
         """Stop the worker process (idempotent)."""
