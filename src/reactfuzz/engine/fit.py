@@ -110,9 +110,24 @@ class FormatFit:
         return f"{self.format} ({self.counts()})"
 
 
+_CACHE: dict[object, list[Scenario]] = {}
+_CACHE_SIZE = 32
+
+
 def _probe_scenarios(fmt: Format, registry: ToolRegistry, policy: Policy,
                      examples: int, seed: int) -> list[Scenario]:
-    """The format's clean renderings the format can carry, each completion once."""
+    """The format's clean renderings the format can carry, each completion once.
+
+    Drawing them is most of a probe's cost, so they are kept per format, tools, policy
+    and seed for the life of the process (the same inputs draw the same renderings).
+    """
+    try:
+        key: object = (fmt, tuple(registry), policy, examples, seed)
+        cached = _CACHE.get(key)
+    except TypeError:  # something unhashable in a user's tools: draw every time
+        key, cached = None, None
+    if cached is not None:
+        return cached
     found: dict[str, Scenario] = {}
 
     def keep(sc: Scenario) -> None:
@@ -122,7 +137,12 @@ def _probe_scenarios(fmt: Format, registry: ToolRegistry, policy: Policy,
 
     for_each_example(scenarios(registry, fmt, abuses=["clean.render"], policy=policy), keep,
                      examples=examples, seed=seed)
-    return list(found.values())
+    result = list(found.values())
+    if key is not None:
+        if len(_CACHE) >= _CACHE_SIZE:
+            _CACHE.pop(next(iter(_CACHE)))
+        _CACHE[key] = result
+    return result
 
 
 def _reads(outcome: Outcome, sc: Scenario, registry: ToolRegistry) -> bool:
