@@ -66,7 +66,8 @@ BRACKET_AGENT = textwrap.dedent('''
         m = re.search(r"^Action:\\s*(\\w+)\\[(.*)\\]\\s*$", text, re.M)
         if m is None:
             raise ValueError("no action")
-        return ("action", (m.group(1), [a.strip() for a in m.group(2).split(",")]))
+        args = m.group(2)
+        return ("action", (m.group(1), [a.strip() for a in args.split(",")] if args else []))
 ''')
 
 
@@ -108,11 +109,14 @@ def test_calls_decide_the_fit_not_answers() -> None:
     ("classic-action-input", "action-input"),
     ("hardened-bracket", "bracket"),
 ])
-def test_a_classic_parser_fits_its_own_format_and_no_other(parser: str, home: str) -> None:
-    fits = probe_formats(parser, default_registry(),
-                         "positional" if parser.startswith("classic") else "typed")
-    assert [f.format for f in fits] == list(BUILTIN_FORMATS)  # every registered format
-    assert [f.format for f in fits if f.fits] == [home]
+def test_a_classic_parser_fits_its_own_format_and_not_the_others(parser: str, home: str
+                                                                 ) -> None:
+    fits = {f.format: f for f in probe_formats(
+        parser, default_registry(), "positional" if parser.startswith("classic") else "typed")}
+    assert list(fits) == list(BUILTIN_FORMATS)  # every registered format is probed
+    assert fits[home].fits
+    others = {"bracket", "paper", "action-input", "json-args"} - {home}
+    assert not any(fits[name].fits for name in others)
 
 
 def test_a_misfit_names_the_formats_that_fit() -> None:
