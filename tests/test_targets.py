@@ -188,6 +188,140 @@ def test_adapter_turns_refusals_and_junk_into_invalid_steps(
         assert "\n" not in step.invalid.message
 
 
+
+# Result shapes of other frameworks (only the attributes the adapter reads), found by shape.
+
+
+@dataclass
+class FunctionCall:  # qwen-agent FunctionCall / an OpenAI function_call: JSON-string arguments
+    name: str
+    arguments: str
+
+
+@dataclass
+class Message:  # qwen-agent Message: a call nested in function_call, else the content
+    role: str
+    content: Any
+    function_call: FunctionCall | None = None
+    name: str | None = None
+
+
+@dataclass
+class HermesToolCall:  # camel-ai HermesToolCall: arguments already a dict
+    name: str
+    arguments: dict[str, Any]
+
+
+@dataclass
+class TextArtifact:  # griptape: the answer is in .value
+    value: str
+
+
+@dataclass
+class ErrorArtifact:  # griptape: an error returned, not raised
+    value: str
+
+
+@dataclass
+class ToolAction:  # griptape ToolAction: name.path is the activity
+    name: str
+    path: str
+    input: dict[str, Any]
+    tag: str = "t"
+
+
+@dataclass
+class ActionsSubtask:  # griptape ActionsSubtask: actions, else the output artifact
+    input: TextArtifact
+    output: Any
+    actions: list[ToolAction]
+
+
+@dataclass
+class Finish:  # a finish object whose answer is in .output
+    output: str
+
+
+@dataclass
+class AnswerObject:  # ... or in .answer / .final_answer / .content
+    answer: str
+
+
+@dataclass
+class FinalAnswerObject:
+    final_answer: str
+
+
+@dataclass
+class ContentObject:
+    content: str
+
+
+# (id, what the parser returned, format, the Step it adapts to)
+SHAPED = [
+    ("dspy/tool", {"next_thought": "look", "next_tool_name": "search",
+                   "next_tool_args": {"query": "x"}}, "bracket",
+     act("search", '{"query": "x"}', ("x",), ("query",), thought="look")),
+    ("dspy/finish-answers-with-the-thought",
+     {"next_thought": "it is 42", "next_tool_name": "finish", "next_tool_args": {}}, "bracket",
+     ans("it is 42", thought="it is 42")),
+    ("qwen/message-with-function-call",
+     Message("assistant", "", FunctionCall("search", '{"query": "x"}')), "json-args",
+     act("search", '{"query": "x"}', ("x",), ("query",))),
+    ("qwen/message-without-call-is-the-answer", Message("assistant", "done"), "bracket",
+     ans("done")),
+    ("camel/hermes-tool-call", HermesToolCall("search", {"query": "x"}), "bracket",
+     act("search", '{"query": "x"}', ("x",), ("query",))),
+    ("camel/function-tag-dict", {"function": "search", "arguments": {"query": "x"}}, "bracket",
+     act("search", '{"query": "x"}', ("x",), ("query",))),
+    ("openai/tool-calls-first-runs",
+     {"tool_calls": [{"type": "function", "function": {"name": "search",
+                                                       "arguments": {"query": "x"}}},
+                     {"type": "function", "function": {"name": "get_time", "arguments": {}}}]},
+     "bracket", act("search", '{"query": "x"}', ("x",), ("query",))),
+    ("smolagents/name-arguments", {"name": "search", "arguments": {"query": "x"}}, "bracket",
+     act("search", '{"query": "x"}', ("x",), ("query",))),
+    ("smolagents/final-answer-tool", {"name": "final_answer", "arguments": {"answer": "42"}},
+     "bracket", ans("42")),
+    ("swarms/name-parameters", {"name": "search", "parameters": {"query": "x"}}, "bracket",
+     act("search", '{"query": "x"}', ("x",), ("query",))),
+    ("griptape/answer-artifact",
+     ActionsSubtask(TextArtifact("t"), TextArtifact("hello"), []), "bracket", ans("hello")),
+    ("griptape/action", ActionsSubtask(TextArtifact("t"), None,
+                                       [ToolAction("Tool", "search", {"query": "x"})]),
+     "bracket", act("Tool.search", '{"query": "x"}', ("x",), ("query",))),
+    ("finish/output", Finish("done"), "bracket", ans("done")),
+    ("finish/answer", AnswerObject("done"), "bracket", ans("done")),
+    ("finish/final_answer", FinalAnswerObject("done"), "bracket", ans("done")),
+    ("finish/content", ContentObject("done"), "bracket", ans("done")),
+    ("finish/return-values-output", AgentFinish({"output": "done"}), "bracket", ans("done")),
+    ("finish/output-artifact", Finish(TextArtifact("done")), "bracket", ans("done")),  # type: ignore[arg-type]
+    ("dict/nested-action", {"action": {"name": "search", "arguments": {"query": "x"}}}, "bracket",
+     act("search", '{"query": "x"}', ("x",), ("query",))),
+]
+
+
+@pytest.mark.parametrize(("result", "fmt", "expected"), [r[1:] for r in SHAPED],
+                         ids=[r[0] for r in SHAPED])
+def test_framework_results_are_read_by_shape(result: Any, fmt: str, expected: Step) -> None:
+    step = adapt(result, fmt)
+    assert step == expected
+    if step.action is not None:
+        assert step.action.names == expected.action.names  # type: ignore[union-attr]
+
+
+def test_an_error_artifact_is_a_refusal() -> None:
+    step = adapt(ActionsSubtask(TextArtifact("t"), ErrorArtifact("tool not found"), []))
+    assert step.invalid is not None and step.invalid.code == "parser-refused"
+    assert "tool not found" in step.invalid.message
+
+
+def test_an_object_of_no_known_shape_names_what_came_back() -> None:
+    step = adapt(Finish(Junk()))  # type: ignore[arg-type]
+    assert step.invalid is not None and step.invalid.code == "unsupported-result"
+    assert "'output'" in step.invalid.message and "Junk()" in step.invalid.message
+
+
 # --------------------------------------------------------------------------- ParseResult
 
 

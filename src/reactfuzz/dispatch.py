@@ -109,7 +109,13 @@ _INVALID_KINDS: dict[str, RejectKind] = {
 
 
 def dispatch_positional(step: Step, registry: ToolRegistry) -> Outcome:
-    """The classic loop: split ``raw`` on commas, call ``TOOLS[name](*args)``."""
+    """The classic loop: call ``TOOLS[name](*args)`` with Python's own binding.
+
+    The arguments are the ones the parser decoded (``action.args``; by keyword when it
+    named them, ``TOOLS[name](**kwargs)``); only a parser that decoded none (``args is
+    None``) has ``raw`` split on commas, as the tutorial loop does. Blank ``raw`` is no
+    arguments either way (the loop's ``name[]`` special case).
+    """
     if step.answer is not None:
         return Finished(step.answer)
     if step.action is None:
@@ -122,10 +128,19 @@ def dispatch_positional(step: Step, registry: ToolRegistry) -> Outcome:
     # the tutorial loop, with the one special case every such loop grows on its first
     # zero-argument tool: `name[]` means no arguments
     raw = action.raw
-    args = [a.strip() for a in raw.split(",")] if raw.strip() else []
+    args: list[Any] = []
+    kwargs: dict[str, Any] = {}
+    if not raw.strip():
+        pass
+    elif action.args is None:
+        args = [a.strip() for a in raw.split(",")]
+    elif action.names is not None:
+        kwargs = dict(zip(action.names, action.args))  # a repeated name: the last wins, as dict
+    else:
+        args = list(action.args)
     fn = registry.python_callable(action.tool)
     try:
-        fn(*args)
+        fn(*args, **kwargs)
     except TypeError as e:
         return Crashed("TypeError", str(e))
     return Executed(registry.calls[-1])

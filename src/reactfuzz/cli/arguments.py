@@ -131,7 +131,11 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--regex", action="append", metavar="PATTERN",
                    help="your Action regex, with named groups tool and args (or input)")
     g.add_argument("--grammar", action="append", metavar="FILE", help="your Lark grammar")
-    g.add_argument("--format", "-f", default="bracket", help="built-in format or .toml file")
+    g.add_argument("--format", "-f", default="bracket",
+                   help="built-in format, .toml file, or auto (probe every built-in format"
+                        " with clean renderings and pick the one the target reads best)")
+    g.add_argument("--no-fit-check", action="store_true",
+                   help="fuzz even a target that does not read the format's clean renderings")
     g.add_argument("--tools", default="default",
                    help="'default', a JSON tools file, or module:attr (registry, functions,"
                         " pydantic models)")

@@ -82,8 +82,9 @@ def _cmd_fuzz(args: argparse.Namespace) -> int:
         seed=args.seed, max_examples=args.max_examples, time_budget=args.time_budget,
         corpus=None if args.no_corpus else args.corpus, baseline=args.baseline,
         replay_corpus=not args.no_replay, time_limit=args.time_limit, stream=args.stream,
-        strict_protocol=args.strict_protocol,
+        strict_protocol=args.strict_protocol, format_fit=not args.no_fit_check,
     )
+    config = _resolve_auto_format(config, quiet=args.quiet)
     sinks: list[EventSink] = []
     if not args.quiet:
         sinks.append(ProgressPrinter(sys.stderr))
@@ -107,15 +108,34 @@ def _cmd_fuzz(args: argparse.Namespace) -> int:
     return summary.exit_code
 
 
+def _resolve_auto_format(config: FuzzConfig, *, quiet: bool) -> FuzzConfig:
+    """``--format auto``: probe every built-in format, say which fits and why (stderr)."""
+    from dataclasses import replace
+
+    from ..engine.fit import choose_format
+
+    if config.format != "auto":
+        return config
+    choice = choose_format(config)
+    if not quiet:
+        print(choice.explain(), file=sys.stderr)
+    return replace(config, format=choice.format, format_fit=False)
+
+
 def _explore(args: argparse.Namespace, config: FuzzConfig, emit: EventSink) -> int:
     """``fuzz --explore N``: the fast mode, one target, optionally over workers."""
+    from ..engine.fit import check_fit
     from ..explore import ExploreConfig, explore_parallel, explore_summary
+    from ..formats import get_format
     from ..reporting import render_console
+    from ..targets import load_tools
 
     if len(config.targets) != 1:
         raise UsageError("--explore takes one target")
     if args.explore < 1:
         raise UsageError("--explore must be at least 1")
+    if config.format_fit:
+        check_fit(config, get_format(config.format), load_tools(config.tools, cwd=config.cwd))
     ec = ExploreConfig(target=config.targets[0], format=config.format,
                        dispatcher=config.dispatcher, tools=config.tools,
                        seed=config.seed if config.seed is not None else 0,

@@ -52,6 +52,7 @@ class FuzzConfig:
     stream: str = "whole"  # "whole" or "eager": how the client consumes a streamed completion
     hypothesis_db: str | None = None  # shared by workers and runs; then the seed is not used
     strict_protocol: bool = False  # protocol notes count as findings (and fail the run)
+    format_fit: bool = True  # probe each target with clean renderings first (engine.fit)
 
 
 @dataclass(frozen=True)

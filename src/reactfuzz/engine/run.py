@@ -21,6 +21,8 @@ from .._determinism import pinned
 from ..formats import Format
 from ..strategies import ABUSES
 from ..targets import Target, load_target
+from . import fit as _fit
+from . import pool as _pool
 from . import search as _search_module
 from .config import FuzzConfig, Plan, operator_seed, resolve
 from .corpus import Finding, save_finding
@@ -57,7 +59,10 @@ def run_fuzz(config: FuzzConfig, emit: EventSink | None = None, *,
     what is found. The corpus (atomic writes) and any Hypothesis database are shared.
     """
     emit = emit or _ignore
+    config = _fit.resolve_auto(config)  # format fit: --format auto, then a misfit stops here
     plan = resolve(config)
+    if config.format_fit:
+        _fit.check_fit(config, plan.fmt, plan.registry)
     config = replace(config, seed=plan.seed)
     summary = RunSummary(
         seed=plan.seed, targets=list(config.targets), format=plan.fmt.name,
@@ -267,11 +272,11 @@ def _run_workers(config: FuzzConfig, plan: Plan, summary: RunSummary, workers: i
     thread = threading.Thread(target=pump, daemon=True)
     try:
         # fork the workers before the event thread starts: forking a threaded process
-        # can deadlock the children (and Python 3.12+ warns about it)
-        with ctx.Pool(min(workers, len(shares)), initializer=_init_worker,
-                      initargs=(queue,)) as pool:
-            thread.start()
-            parts = list(pool.imap_unordered(_worker_run, [(config, s) for s in shares]))
+        # can deadlock the children (and Python 3.12+ warns about it); not daemonic, so
+        # a module:function target can start its own worker process in each
+        parts = _pool.map_unordered(ctx, min(workers, len(shares)), _worker_run,
+                                    [(config, s) for s in shares], initializer=_init_worker,
+                                    initargs=(queue,), started=thread.start)
     except KeyboardInterrupt:
         summary.interrupted = True
         parts = []

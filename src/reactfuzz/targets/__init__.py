@@ -2,7 +2,9 @@
 
 A :class:`Target` is a parser under test with a name and a format. ``run(completion)``
 never raises because of the parser: it returns a :class:`ParseResult` that is a
-:class:`~reactfuzz.model.Step`, a crash (``error="IndexError: ..."``) or a timeout.
+:class:`~reactfuzz.model.Step`, a crash (``error="IndexError: ..."``) or a timeout. The one
+exception is a result of a type reactfuzz cannot read (a plain string, an int): that is a
+mistake in the adapter, raised as :class:`UnsupportedResultError` (a usage error).
 ``parse(completion)`` is the :class:`~reactfuzz.parsers.Parser` view of the same thing (a
 crash or a timeout becomes an invalid Step), so a target plugs in wherever a parser does.
 
@@ -22,8 +24,10 @@ Kinds of target (one entry point: :func:`load_target`):
 * a user Lark grammar (:func:`grammar_target`) with the rule names of the built-in
   grammar of the format's family.
 
-What a user parser returns is turned into a Step by :func:`adapt` (our Step, tuples,
-dicts, LangChain ``AgentAction``/``AgentFinish``, LlamaIndex reasoning steps). What it
+What a user parser returns is turned into a Step by :func:`adapt` (our Step, tuples, and
+dicts and objects recognised by shape from the tables of :mod:`.shapes`: LangChain
+``AgentAction``/``AgentFinish``, LlamaIndex reasoning steps, dspy fields, function_call
+objects, griptape subtasks and artifacts, ...). What it
 raises is classified: a ``ValueError`` (or subclass), or an exception whose class name
 contains ``Parse`` (``OutputParserException``, ``ParseError``), is the parser's deliberate
 refusal (an invalid Step with code ``parser-refused``); anything else (``TypeError``,
@@ -37,6 +41,7 @@ The package holds one module per idea, and this facade keeps every public import
 
 * :mod:`.base` -- :class:`Target` and :class:`ParseResult`;
 * :mod:`.adapters` -- :func:`adapt` and the classification of what a parser raises;
+* :mod:`.shapes` -- the keys by which result dicts and objects are read;
 * :mod:`.builtin` -- built-in parsers as targets;
 * :mod:`.user_code` -- importing ``module:attr`` paths from a working directory;
 * :mod:`.worker` -- :class:`FunctionTarget`, a user parser in a worker process;
@@ -50,7 +55,7 @@ from __future__ import annotations
 
 # DEFAULT_TIMEOUT, STARTUP_TIMEOUT, SUPPORTED_RESULTS and TARGET_FORMS are public names
 # outside __all__ (the noqa lines), kept importable from here.
-from .adapters import SUPPORTED_RESULTS, adapt  # noqa: F401
+from .adapters import SUPPORTED_RESULTS, UnsupportedResultError, adapt  # noqa: F401
 from .base import DEFAULT_TIMEOUT, ParseResult, Target  # noqa: F401
 from .builtin import BuiltinTarget, builtin_target
 from .callables import CallableTarget, function_target
@@ -67,6 +72,7 @@ __all__ = [
     "ParseResult",
     "RegexTarget",
     "Target",
+    "UnsupportedResultError",
     "adapt",
     "builtin_target",
     "function_target",

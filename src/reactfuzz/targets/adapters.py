@@ -14,18 +14,41 @@ from collections.abc import Callable, Mapping
 from time import perf_counter
 from typing import Any
 
+from ..errors import UsageError
 from ..formats import Format, get_format
 from ..model import Action, Call, Invalid, Step, to_jsonable
+from . import shapes
 from .base import ParseResult
 
-__all__ = ["SUPPORTED_RESULTS", "adapt"]
+__all__ = ["SUPPORTED_RESULTS", "UnsupportedResultError", "adapt", "check_supported"]
 
 SUPPORTED_RESULTS = (
     "supported: a reactfuzz Step; ('action', (name, arg)), ('action', name, arg),"
-    " ('final' or 'answer', text) or ('invalid', reason) tuples; dicts with"
-    " action/action_input, tool/args, final_answer/answer/output or error/invalid;"
-    " LangChain AgentAction/AgentFinish; LlamaIndex reasoning steps; None"
+    " ('final' or 'answer', text) or ('invalid', reason) tuples; dicts and objects read by"
+    " shape: a tool name (tool, action, name, function, next_tool_name: LangChain"
+    " AgentAction, LlamaIndex steps, function_call objects, dspy) with its arguments,"
+    " a nested call (function_call, tool_calls, actions), an answer (return_values,"
+    " final_answer, answer, output, response, content) or error/invalid; None (no action)"
 )
+
+
+class UnsupportedResultError(UsageError):
+    """A target returned something :func:`adapt` cannot read: its adapter is wrong.
+
+    A configuration error, not a finding: every example would count as a refusal.
+    """
+
+
+def check_supported(result: ParseResult, target: str, completion: str) -> ParseResult:
+    """``result`` unchanged, unless the parser's return value was unsupported (raises)."""
+    step = result.step
+    if step is not None and step.invalid is not None and step.invalid.code == "unsupported-result":
+        what = step.invalid.message.partition("; supported:")[0]
+        raise UnsupportedResultError(
+            f"{target!r} returned a result reactfuzz cannot read ({what}) for the completion"
+            f" {_short_repr(completion)}; return {SUPPORTED_RESULTS.removeprefix('supported: ')}"
+        )
+    return result
 
 
 _MAX_MESSAGE = 300
@@ -123,36 +146,132 @@ def _answer_step(value: Any, thought: str = "") -> Step:
 _MISSING = object()
 
 
-def _attr(obj: Any, name: str) -> Any:
-    return getattr(obj, name, _MISSING)
+def _get(result: Any, key: str) -> Any:
+    """``result[key]`` for a mapping, ``result.key`` otherwise; ``_MISSING`` if absent."""
+    if isinstance(result, Mapping):
+        return result[key] if key in result else _MISSING
+    try:
+        return getattr(result, key, _MISSING)
+    except Exception:  # a property that raises
+        return _MISSING
 
 
-def _from_object(result: Any, fmt: Format) -> Step | None:
-    """LangChain and LlamaIndex result objects, recognised by their attributes."""
-    tool, tool_input = _attr(result, "tool"), _attr(result, "tool_input")
-    if tool is not _MISSING and tool_input is not _MISSING:  # LangChain AgentAction
-        return _action_step(tool, tool_input, fmt)
-    values = _attr(result, "return_values")
-    if values is not _MISSING:  # LangChain AgentFinish
-        if not isinstance(values, Mapping):
-            return _unsupported(values, "AgentFinish.return_values is not a mapping")
-        if "output" in values:
-            return _answer_step(values["output"])
-        if len(values) == 1:
-            return _answer_step(next(iter(values.values())))
+def _is_error_object(value: Any) -> bool:
+    """An error returned rather than raised (griptape's ``ErrorArtifact``, an exception)."""
+    return not isinstance(value, (str, Mapping)) and any(
+        "Error" in cls.__name__ for cls in type(value).__mro__
+    )
+
+
+def _error_text(value: Any) -> str:
+    for key in ("value", "message", "text"):
+        inner = _get(value, key)
+        if isinstance(inner, str):
+            return inner
+    return str(value)
+
+
+def _is_record(value: Any) -> bool:
+    """Whether a value may hold a nested result (a mapping or an object, not a scalar)."""
+    return value is not None and not isinstance(value, (str, bytes, int, float, bool))
+
+
+def _answer_value(value: Any, where: str, thought: str, depth: int) -> Step:
+    """A final answer held at ``where``, unwrapped from a mapping, list or artifact."""
+    if isinstance(value, str) or value is None or isinstance(value, (int, float, bool)):
+        return _answer_step(value, thought)
+    if _is_error_object(value):
+        return _refused(_error_text(value), thought)
+    if isinstance(value, Mapping):
+        for key in ("output", *shapes.NESTED_ANSWER_KEYS):
+            if key in value:
+                return _answer_value(value[key], f"{where}[{key!r}]", thought, depth + 1)
+        if len(value) == 1:
+            return _answer_value(next(iter(value.values())), where, thought, depth + 1)
         return _unsupported(
-            values,
-            f"AgentFinish.return_values has no 'output' key and {len(values)} values"
-            f" ({', '.join(map(str, values))})",
+            value,
+            f"the answer in {where!r} is a mapping with no 'output' key and {len(value)} values"
+            f" ({', '.join(map(str, list(value)[:8]))})",
         )
-    thought = _attr(result, "thought")
-    thought = thought if isinstance(thought, str) else ""
-    action, action_input = _attr(result, "action"), _attr(result, "action_input")
-    if action is not _MISSING and action_input is not _MISSING:  # LlamaIndex ActionReasoningStep
-        return _action_step(action, action_input, fmt, thought)
-    response = _attr(result, "response")
-    if response is not _MISSING:  # LlamaIndex ResponseReasoningStep
-        return _answer_step(response, thought)
+    if isinstance(value, (list, tuple)):
+        texts = [v if isinstance(v, str) else _get(v, "text") for v in value]
+        if all(isinstance(t, str) for t in texts):
+            return _answer_step("".join(texts), thought)
+        return _answer_step(list(value), thought)
+    if depth < 4:
+        for key in shapes.NESTED_ANSWER_KEYS:
+            inner = _get(value, key)
+            if inner is not _MISSING and inner is not None:
+                return _answer_value(inner, f"{where}.{key}", thought, depth + 1)
+    return _unsupported(
+        value, f"the answer in {where!r} is {type(value).__name__} {_short_repr(value)}"
+    )
+
+
+def _finish_step(arg: Any, thought: str) -> Step:
+    """A call of the shape's finish tool: its argument is the answer (else the thought)."""
+    if isinstance(arg, Mapping):
+        for key in ("answer", *shapes.NESTED_ANSWER_KEYS):
+            if key in arg:
+                return _answer_value(arg[key], key, thought, 1)
+        if len(arg) == 1:
+            return _answer_value(next(iter(arg.values())), "arguments", thought, 1)
+        if not arg and thought:
+            return Step(thought=thought, answer=thought)
+    if (arg is None or arg == "") and thought:  # dspy: the thought says it, finish has no args
+        return Step(thought=thought, answer=thought)
+    return _answer_step(arg, thought)
+
+
+def _from_shape(result: Any, fmt: Format, depth: int = 0) -> Step | None:
+    """A Step from a dict or an object recognised by its keys (see :mod:`.shapes`).
+
+    ``None`` when nothing in the tables matches.
+    """
+    if depth > 4:
+        return None
+    mapping = isinstance(result, Mapping)
+    thought = next((t for t in (_get(result, k) for k in shapes.THOUGHT_KEYS)
+                    if isinstance(t, str)), "")
+    for key in shapes.REFUSAL_KEYS:
+        value = _get(result, key)
+        if value is not _MISSING and value is not None and (mapping or value is not False):
+            return _refused(_text(value) if not _is_error_object(value)
+                            else _error_text(value), thought)
+    for shape in shapes.CALL_SHAPES:
+        name = _get(result, shape.name)
+        if name is _MISSING or name is None:
+            continue
+        arg_key = next((k for k in shape.args if _get(result, k) is not _MISSING), None)
+        if _is_record(name):  # a wrapper: {"function": {"name": ..., "arguments": ...}}
+            inner = (name[0] if name else None) if isinstance(name, (list, tuple)) else name
+            nested = _from_shape(inner, fmt, depth + 1) if _is_record(inner) else None
+            if nested is not None:
+                return nested
+            continue  # an object that is not a call (griptape's ToolAction.tool)
+        if shape.needs_args and arg_key is None:
+            continue
+        arg = _get(result, arg_key) if arg_key is not None else None
+        if isinstance(name, str):
+            if name.strip().lower() in shape.finish:
+                return _finish_step(arg, thought)
+            qualifier = _get(result, shape.qualifier) if shape.qualifier else None
+            if isinstance(qualifier, str) and qualifier:
+                name = f"{name}.{qualifier}"
+        return _action_step(name, arg, fmt, thought)
+    for key in shapes.WRAPPER_KEYS:
+        value = _get(result, key)
+        if isinstance(value, (list, tuple)):
+            value = value[0] if value else None
+        if _is_record(value):
+            nested = _from_shape(value, fmt, depth + 1)
+            if nested is not None:
+                return nested
+    for key in shapes.ANSWER_KEYS:
+        value = _get(result, key)
+        if value is _MISSING or (value is None and not mapping):
+            continue
+        return _answer_value(value, key, thought, depth)
     return None
 
 
@@ -181,30 +300,6 @@ def _from_tuple(result: tuple[Any, ...] | list[Any], fmt: Format) -> Step:
     return _unsupported(result)
 
 
-def _from_dict(result: Mapping[Any, Any], fmt: Format) -> Step:
-    thought = result.get("thought")
-    thought = thought if isinstance(thought, str) else ""
-    for key in _INVALID_TAGS:
-        if result.get(key) is not None:
-            return _refused(_text(result[key]), thought)
-    if result.get("action") is not None:
-        name, arg = result["action"], result.get("action_input")
-        # the JSON-blob convention of LangChain's JSON/structured chat agents
-        if isinstance(name, str) and name.strip().lower() == "final answer":
-            return _answer_step(arg, thought)
-        return _action_step(name, arg, fmt, thought)
-    if result.get("tool") is not None:
-        arg = next(
-            (result[k] for k in ("args", "arguments", "input", "tool_input") if k in result), None
-        )
-        return _action_step(result["tool"], arg, fmt, thought)
-    for key in ("final_answer", "answer", "output"):
-        if key in result:
-            return _answer_step(result[key], thought)
-    keys = ", ".join(map(str, list(result)[:8])) or "none"
-    return _unsupported(result, f"the parser returned a dict with keys ({keys})")
-
-
 def adapt(result: Any, fmt: Format | str = "bracket") -> Step:
     """Turn what a parser returned into a Step (see :data:`SUPPORTED_RESULTS`).
 
@@ -212,14 +307,18 @@ def adapt(result: Any, fmt: Format | str = "bracket") -> Step:
       becomes an action Step;
     * tuples: ``("action", (name, arg))``, ``("action", name, arg)``, ``("final", text)``
       (also ``"answer"``), ``("invalid", reason)``;
-    * objects with ``tool`` and ``tool_input`` (LangChain ``AgentAction``), with
-      ``return_values`` (``AgentFinish``: the ``output`` value, or the only value), with
-      ``action`` and ``action_input`` (LlamaIndex ``ActionReasoningStep``) or with
-      ``response`` (``ResponseReasoningStep``);
-    * dicts: ``{"action", "action_input"}`` (``"Final Answer"`` as the action is the
-      answer, LangChain's JSON-blob convention), ``{"tool", "args"|"arguments"|"input"|
-      "tool_input"}``, ``{"final_answer"|"answer"|"output"}``, ``{"error"|"invalid"}``;
-      an optional ``"thought"`` string is kept;
+    * dicts and objects, read by shape from the tables of :mod:`.shapes` (keys and
+      attributes alike): a refusal (``error``/``invalid``); a tool name with its
+      arguments (``tool`` + ``tool_input``/``args``/..., LangChain ``AgentAction``;
+      ``action`` + ``action_input``, LlamaIndex and LangChain's JSON blob, where
+      ``"Final Answer"`` is the answer; dspy's ``next_tool_name`` + ``next_tool_args``,
+      where ``finish`` answers with the thought; ``name`` + ``arguments``, function_call
+      objects, smolagents' ``final_answer`` tool; ``function`` + ``arguments``); a nested
+      call (``function_call``, ``tool_calls``, ``actions``: the first one runs); or a
+      final answer (``return_values`` -- its ``output`` or only value --, ``final_answer``,
+      ``answer``, ``output``, ``response``, ``content``), unwrapped from an artifact's
+      ``value``/``text``; an answer object whose class is an ``*Error*`` is a refusal. A
+      ``thought`` (or ``next_thought``) string is kept;
     * ``None`` is invalid (``no-result``); anything else is invalid
       (``unsupported-result``) with a message naming the type and the supported shapes.
 
@@ -247,12 +346,13 @@ def adapt(result: Any, fmt: Format | str = "bracket") -> Step:
         return Step(invalid=Invalid("no-result", "the parser returned None"))
     if isinstance(result, (str, bytes, int, float)):
         return _unsupported(result)
-    if not isinstance(result, Mapping):
-        step = _from_object(result, fmt)
+    if not isinstance(result, (tuple, list)) or hasattr(result, "_fields"):
+        step = _from_shape(result, fmt)
         if step is not None:
             return step
     if isinstance(result, Mapping):
-        return _from_dict(result, fmt)
+        keys = ", ".join(map(str, list(result)[:8])) or "none"
+        return _unsupported(result, f"the parser returned a dict with keys ({keys})")
     if isinstance(result, (tuple, list)):
         return _from_tuple(result, fmt)
     return _unsupported(result)

@@ -79,7 +79,11 @@ class Target(abc.ABC):
 
     @abc.abstractmethod
     def run(self, completion: str) -> ParseResult:
-        """Parse one completion; a crash or a timeout is data, never an exception."""
+        """Parse one completion; a crash or a timeout is data, never an exception.
+
+        Targets that read a user parser's return value raise
+        :class:`~reactfuzz.targets.UnsupportedResultError` for a value they cannot read.
+        """
 
     def parse(self, completion: str) -> Step:
         """The :class:`~reactfuzz.parsers.Parser` view: crash and timeout become invalid."""

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from ..formats import Format, get_format
 from ..parsers import Parser, get_parser
-from .adapters import _invoke
+from .adapters import _invoke, check_supported
 from .base import ParseResult, Target
 
 __all__ = ["BuiltinTarget", "builtin_target"]
@@ -33,7 +33,7 @@ class BuiltinTarget(Target):
         step = result.step
         if step is not None and step.invalid is not None and step.invalid.code == "timeout":
             return ParseResult(timed_out=True, elapsed=result.elapsed)
-        return result
+        return check_supported(result, self.name, completion)
 
 
 def builtin_target(name: str, fmt: Format | str = "bracket") -> BuiltinTarget:

@@ -15,7 +15,7 @@ from time import perf_counter
 from typing import Any
 
 from ..formats import Format, get_format
-from .adapters import _invoke
+from .adapters import _invoke, check_supported
 from .base import DEFAULT_TIMEOUT, ParseResult, Target, _check_timeout
 from .user_code import _parse_callable
 from .worker import FunctionTarget
@@ -96,12 +96,13 @@ class CallableTarget(Target):
             return _invoke(self.fn, completion, self.format, (Exception, SystemExit))
 
         if self.timeout is None or not _alarm_usable():
-            return call()
+            return check_supported(call(), self.name, completion)
         start = perf_counter()
         try:
-            return _call_with_alarm(call, self.timeout)
+            result = _call_with_alarm(call, self.timeout)
         except _SoftTimeout:
             return ParseResult(timed_out=True, elapsed=perf_counter() - start)
+        return check_supported(result, self.name, completion)
 
 
 def function_target(

@@ -20,7 +20,7 @@ from typing import Any
 
 from ..errors import UsageError
 from ..formats import Format, get_format
-from .adapters import _describe_exception, _invoke
+from .adapters import _describe_exception, _invoke, check_supported
 from .base import DEFAULT_TIMEOUT, ParseResult, Target, _check_timeout
 from .user_code import _resolve_parser
 
@@ -34,7 +34,7 @@ STARTUP_TIMEOUT = 60.0
 
 
 def _worker_main(conn: Any, spec: str, directory: str, fmt: Format) -> None:
-    """The worker loop: resolve the parser, then answer one completion at a time.
+    """The worker loop: resolve the parser, warm it up, then answer one completion at a time.
 
     Runs in the child. SIGINT is ignored here (the parent handles Ctrl-C and stops the
     worker); the loop ends on ``None``, or when the parent's end of the pipe closes.
@@ -49,6 +49,11 @@ def _worker_main(conn: Any, spec: str, directory: str, fmt: Format) -> None:
         with contextlib.suppress(Exception):
             conn.send(("fail", message))
         return
+    # one warm-up call before "ready", under the startup limit rather than the per-call one:
+    # a parser that imports its framework on first use would time out its first call in
+    # every fresh worker otherwise, and never get past it
+    with contextlib.suppress(Exception):
+        fn("")
     conn.send(("ready", None))
     while True:
         try:
@@ -256,7 +261,7 @@ class FunctionTarget(Target):
                 return ParseResult(
                     error="the worker sent an unexpected message", elapsed=perf_counter() - start
                 )
-            return result
+            return check_supported(result, self.name, completion)
 
     def close(self) -> None:
         """Stop the worker process (idempotent)."""
