@@ -20,11 +20,12 @@ replays each shrunk example last.
 from __future__ import annotations
 
 import time
+import warnings
 
 from hypothesis import HealthCheck, Phase, Verbosity, given, settings
 from hypothesis import seed as hypothesis_seed
 from hypothesis import strategies as st
-from hypothesis.errors import Unsatisfiable
+from hypothesis.errors import HypothesisWarning, Unsatisfiable
 
 from ..formats import Format
 from ..strategies import Scenario, scenarios
@@ -120,7 +121,12 @@ def search(
         # exact reproducibility for memory across runs (findings still replay from files)
         test = test if database is not None else hypothesis_seed(seed)(test)
         try:
-            test()
+            with warnings.catch_warnings():
+                # the size operators draw inputs of tens of kB on purpose; Hypothesis's note
+                # that their repr is large is noise in a fuzz run's output
+                warnings.filterwarnings("ignore", "Generating overly large repr",
+                                        HypothesisWarning)
+                test()
         except Exception as e:
             # our own failures (one, or a group of distinct ones) are in `recorded`;
             # anything else is a bug in reactfuzz or in the user's code around the
