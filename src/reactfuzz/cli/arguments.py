@@ -196,6 +196,10 @@ def build_parser() -> argparse.ArgumentParser:
         "--dispatcher", default="auto",
         help="with --target: auto = the target's own (positional for classic-*)",
     ), _Choices(_dispatchers, "auto"))
+    s.add_argument("--tools", help="tools for every finding instead of each file's own")
+    s.add_argument("--trust-corpus", action="store_true",
+                   help="also run findings whose file names a module:attr target or tools"
+                        " (imports that code: only for a corpus you wrote)")
     s.add_argument("--time-limit", type=float, default=1.0, metavar="SECONDS")
     s.add_argument("--expect-reproduced", action="store_true",
                    help="exit 0 only if every finding still reproduces (corpus self-test)")

@@ -175,14 +175,20 @@ def _write_reports(summary: RunSummary, args: argparse.Namespace) -> None:
 
 
 def _cmd_replay(args: argparse.Namespace) -> int:
-    from ..engine import replay
+    from ..engine.replay import replay_corpus
 
     paths = args.paths or ["fuzz_corpus"]
     for p in paths:
         if not Path(p).exists():
             raise InputFileError(f"{p}: no such corpus file or directory")
-    results = replay(paths, target=args.target, dispatcher=args.dispatcher,
-                     time_limit=args.time_limit)
+    replayed = replay_corpus(paths, target=args.target, dispatcher=args.dispatcher,
+                             time_limit=args.time_limit, tools=args.tools,
+                             trust=args.trust_corpus)
+    results = replayed.results
+    if replayed.skipped:
+        print(f"skipped {len(replayed.skipped)} finding(s) whose file names code to import"
+              " (a module:attr target or tools): pass --target/--tools, or --trust-corpus"
+              " for a corpus you wrote", file=sys.stderr)
     if not results:
         print("no findings to replay")
         return 0

@@ -192,8 +192,15 @@ class Finding(BaseModel):
 
     def replay_command(self, path: str | Path | None = None) -> str:
         """The CLI command that replays this finding."""
+        from .replay import is_code_reference
+
         where = str(path) if path is not None else f"fuzz_corpus/{self.filename}"
-        return f"reactfuzz replay {where}"
+        # replay never imports what a corpus file names: a user target or tools module is
+        # named on the command line
+        extra = f" --target {self.target}" if is_code_reference(self.target) else ""
+        if is_code_reference(self.tools, tools=True):
+            extra += f" --tools {self.tools}"
+        return f"reactfuzz replay {where}{extra}"
 
 
 def save_finding(finding: Finding, directory: str | Path) -> Path:

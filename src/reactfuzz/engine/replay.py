@@ -1,8 +1,16 @@
-"""Replay: re-run corpus findings against their target and say which still reproduce."""
+"""Replay: re-run corpus findings against their target and say which still reproduce.
+
+A corpus is data: it comes from pull requests and CI artifacts. Replaying one never imports
+what a file names. A finding runs against a target and tools that are data (a built-in
+parser, a ``regex:`` or ``grammar:`` target; ``default`` or a ``.json`` tool file), or that
+the caller named itself (the command line's ``--target`` / ``--tools``, a fuzz run's own
+targets); a finding naming any other ``module:attr`` is skipped and counted, unless the
+caller passes ``trust=True`` (the documented ``--trust-corpus``).
+"""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -16,7 +24,16 @@ from .corpus import Finding, iter_corpus
 from .events import CorpusReplayed, EventSink
 from .example import examine
 
-__all__ = ["ReplayResult", "replay"]
+__all__ = ["ReplayResult", "Replayed", "is_code_reference", "replay", "replay_corpus"]
+
+
+def is_code_reference(ref: str, *, tools: bool = False) -> bool:
+    """Whether a corpus file's target (or ``tools``) names code that loading would import."""
+    if tools:
+        return ref != "default" and not ref.lower().endswith(".json")
+    from ..parsers import PARSERS
+
+    return not (ref in PARSERS or ref.startswith(("regex:", "grammar:")))
 
 
 @dataclass(frozen=True)
@@ -30,6 +47,14 @@ class ReplayResult:
     verdict: str  # the oracle's verdict on the outcome observed now
 
 
+@dataclass(frozen=True)
+class Replayed:
+    """What a replay ran, and the corpus files it would not run (they name code)."""
+
+    results: list[ReplayResult]
+    skipped: list[Path]
+
+
 def replay(
     paths: Iterable[str | Path],
     *,
@@ -38,25 +63,64 @@ def replay(
     time_limit: float = 1.0,
     cwd: str | None = None,
     emit: EventSink | None = None,
+    tools: str | None = None,
+    trust: bool = False,
 ) -> list[ReplayResult]:
     """Re-run corpus findings (files or directories) against their target (or ``target``).
 
     With ``target`` the dispatcher is ``dispatcher`` or the target's own (``auto``);
     without, each finding runs with the dispatcher it was found with. A finding reproduces
-    when its check fails again with the same failure kind.
+    when its check fails again with the same failure kind. Findings whose file names code
+    to import are skipped (see the module docstring and :func:`replay_corpus`).
+    """
+    return replay_corpus(paths, target=target, dispatcher=dispatcher, time_limit=time_limit,
+                         cwd=cwd, emit=emit, tools=tools, trust=trust).results
+
+
+def replay_corpus(
+    paths: Iterable[str | Path],
+    *,
+    target: str | None = None,
+    dispatcher: str | None = None,
+    time_limit: float = 1.0,
+    cwd: str | None = None,
+    emit: EventSink | None = None,
+    tools: str | None = None,
+    trust: bool = False,
+    only_targets: Collection[str] | None = None,
+    only_formats: Collection[str] | None = None,
+    trusted_tools: Collection[str] = (),
+) -> Replayed:
+    """:func:`replay`, also saying which files were skipped because they name code.
+
+    ``tools`` replaces every finding's tools (a caller-named reference is trusted);
+    ``only_targets`` / ``only_formats`` keep just those findings, before anything loads.
     """
     out: list[ReplayResult] = []
+    skipped: list[Path] = []
     targets: dict[tuple[str, str], Target] = {}
     registries: dict[str, ToolRegistry] = {}
     try:
         for p in paths:
             for path, finding in iter_corpus(p):
+                if only_targets is not None and finding.target not in only_targets:
+                    continue
+                if only_formats is not None and finding.format not in only_formats:
+                    continue
                 name = target or finding.target
+                tools_ref = tools or finding.tools
+                named_by_file = (target is None and (only_targets is None)
+                                 and is_code_reference(name))
+                if not trust and (named_by_file or (
+                        tools is None and tools_ref not in trusted_tools
+                        and is_code_reference(tools_ref, tools=True))):
+                    skipped.append(path)
+                    continue
                 fmt = get_format(finding.format)
                 key = (name, finding.format)
                 if key not in targets:
                     targets[key] = load_target(name, fmt, timeout=time_limit, cwd=cwd)
-                registry = registries.setdefault(finding.tools, load_tools(finding.tools))
+                registry = registries.setdefault(tools_ref, load_tools(tools_ref))
                 intent = finding.intent.intent()
                 acceptable = finding.acceptable.acceptable(intent, registry)
                 sc = Scenario(fmt.name, finding.abuse, intent, finding.completion,
@@ -78,14 +142,17 @@ def replay(
     finally:
         for t in targets.values():
             t.close()
-    return out
+    return Replayed(out, skipped)
 
 
 def replay_for_run(corpus: str, targets: list[str], formats: tuple[str, ...], *,
                    time_limit: float, cwd: str | None,
-                   emit: EventSink | None) -> tuple[int, int]:
+                   emit: EventSink | None, tools: str = "default") -> tuple[int, int]:
     """Replay a run's corpus first: (replayed, reproduced) over the findings of the run's
     targets and format."""
-    results = [r for r in replay([corpus], time_limit=time_limit, cwd=cwd, emit=emit)
-               if r.finding.target in targets and r.finding.format in formats]
+    # only the run's own targets (named by its caller) and format are loaded: a file naming
+    # anything else is never imported
+    results = replay_corpus([corpus], time_limit=time_limit, cwd=cwd, emit=emit,
+                            only_targets=targets, only_formats=formats,
+                            trusted_tools=(tools,)).results
     return len(results), sum(r.reproduced for r in results)

@@ -106,7 +106,8 @@ def _replay_first(config: FuzzConfig, plan: Plan, summary: RunSummary,
         formats = (plan.fmt.name, plan.fmt.source or plan.fmt.name)
         summary.replayed, summary.reproduced = replay_for_run(
             config.corpus, config.targets, formats, time_limit=config.time_limit,
-            cwd=config.cwd, emit=emit)
+            cwd=config.cwd, emit=emit,
+            tools=config.tools)
 
 
 def _started(config: FuzzConfig, plan: Plan, workers: int) -> RunStarted:
