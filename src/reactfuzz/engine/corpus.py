@@ -24,12 +24,14 @@ from pydantic import AliasChoices, BaseModel, ConfigDict, Field, ValidationError
 from ..errors import InputFileError
 from ..model import Call, FinalAnswer, Intent, to_jsonable
 from ..oracle import Acceptable
+from ..parsers import PARSERS
 
 __all__ = [
     "SCHEMA_VERSION",
     "AcceptableSpec",
     "Finding",
     "IntentSpec",
+    "is_code_reference",
     "iter_corpus",
     "load_finding",
     "save_finding",
@@ -192,8 +194,6 @@ class Finding(BaseModel):
 
     def replay_command(self, path: str | Path | None = None) -> str:
         """The CLI command that replays this finding."""
-        from .replay import is_code_reference
-
         where = str(path) if path is not None else f"fuzz_corpus/{self.filename}"
         # replay never imports what a corpus file names: a user target or tools module is
         # named on the command line
@@ -201,6 +201,17 @@ class Finding(BaseModel):
         if is_code_reference(self.tools, tools=True):
             extra += f" --tools {self.tools}"
         return f"reactfuzz replay {where}{extra}"
+
+
+def is_code_reference(ref: str, *, tools: bool = False) -> bool:
+    """Whether a finding's target (or ``tools``) names code that loading would import.
+
+    Built-in parsers, ``regex:`` and ``grammar:`` targets, ``default`` and ``.json`` tools
+    are data; anything else is a ``module:attr`` that replay must not import on a file's say.
+    """
+    if tools:
+        return ref != "default" and not ref.lower().endswith(".json")
+    return not (ref in PARSERS or ref.startswith(("regex:", "grammar:")))
 
 
 def save_finding(finding: Finding, directory: str | Path) -> Path:

@@ -20,20 +20,12 @@ from ..targets import Target, load_target, load_tools
 from ..tools import ToolRegistry
 from .checks import get_checks
 from .config import auto_dispatcher
-from .corpus import Finding, iter_corpus
+from .corpus import Finding, is_code_reference, iter_corpus
 from .events import CorpusReplayed, EventSink
 from .example import examine
 
 __all__ = ["ReplayResult", "Replayed", "is_code_reference", "replay", "replay_corpus"]
 
-
-def is_code_reference(ref: str, *, tools: bool = False) -> bool:
-    """Whether a corpus file's target (or ``tools``) names code that loading would import."""
-    if tools:
-        return ref != "default" and not ref.lower().endswith(".json")
-    from ..parsers import PARSERS
-
-    return not (ref in PARSERS or ref.startswith(("regex:", "grammar:")))
 
 
 @dataclass(frozen=True)
