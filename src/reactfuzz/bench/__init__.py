@@ -13,13 +13,27 @@ multi-step runs the project writes itself (:func:`realistic_runs`), every abuse
 operator's completions, and optionally a JSON Lines file of the user's own completions
 (:func:`read_completions`).
 
-Modules: :mod:`.run` (the measurements and the table) and :mod:`.workloads` (the texts
-parsed: canonical, realistic runs, the user's file). This facade keeps the import paths.
+``bench --sizes`` (:mod:`.sizes`) times how parsing grows with the input, from 100 B to
+1 MB and from 10 to 10,000 transcript steps, and fits the growth exponent.
+
+Modules: :mod:`.run` (the measurements and the table), :mod:`.sizes` (growth with size)
+and :mod:`.workloads` (the texts parsed: canonical, realistic runs, the user's file).
+This facade keeps the import paths.
 """
 
 from __future__ import annotations
 
 from .run import ACTION_RE, BenchResult, BenchRow, render_bench, run_bench  # noqa: F401
+from .sizes import SizeSeries, render_sizes, size_scaling
 from .workloads import TEXT, read_completions, realistic_runs  # noqa: F401
 
-__all__ = ["BenchRow", "read_completions", "realistic_runs", "render_bench", "run_bench"]
+__all__ = [
+    "BenchRow",
+    "SizeSeries",
+    "read_completions",
+    "realistic_runs",
+    "render_bench",
+    "render_sizes",
+    "run_bench",
+    "size_scaling",
+]

@@ -228,6 +228,9 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--field", default="text", metavar="KEY",
                    help="the key of each line holding the completion (default text)")
     s.add_argument("--markdown", metavar="FILE", help="write the table as Markdown")
+    s.add_argument("--sizes", action="store_true",
+                   help="only how parse time grows with input size (100 B to 1 MB, 10 to"
+                        " 10,000 steps), with fitted exponents")
     s.add_argument("--quiet", "-q", action="store_true", help="no progress on stderr")
     s.set_defaults(func=_command("study", "_cmd_bench"))
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 from ..errors import UsageError
@@ -40,6 +41,8 @@ def _cmd_bench(args: argparse.Namespace) -> int:
 
         load_target(args.target, get_format(args.format)).close()  # fail fast on a bad target
     say = None if args.quiet else (lambda s: print(f"bench: {s}...", file=sys.stderr, flush=True))
+    if args.sizes:
+        return _bench_sizes(args, say)
     result = run_bench(quick=args.quick, rounds=args.rounds, target=args.target,
                        fmt=args.format, progress=say, completions=args.completions,
                        field=args.field)
@@ -47,5 +50,18 @@ def _cmd_bench(args: argparse.Namespace) -> int:
     if args.markdown:
         _write_text(args.markdown, render_bench(result, markdown=True) + "\n")
     missed = [r.name for r in result.rows if r.met is False]
+    print(f"\n{len(missed)} target(s) not met" + (f": {', '.join(missed)}" if missed else ""))
+    return 0
+
+
+def _bench_sizes(args: argparse.Namespace, say: Callable[[str], None] | None) -> int:
+    """``bench --sizes``: the growth table, and how many parsers passed their exponent."""
+    from ..bench import render_sizes, size_scaling
+
+    series = size_scaling(quick=args.quick, progress=say)
+    print(render_sizes(series))
+    if args.markdown:
+        _write_text(args.markdown, render_sizes(series, markdown=True) + "\n")
+    missed = [f"{s.parser} ({s.workload})" for s in series if s.met is False]
     print(f"\n{len(missed)} target(s) not met" + (f": {', '.join(missed)}" if missed else ""))
     return 0
