@@ -186,3 +186,17 @@ def test_the_new_operators_apply_where_the_format_has_what_they_need() -> None:
     assert not ABUSES["prose.plain-answer"].applies_to("bracket")  # has an answer label
     assert not ABUSES["prose.opens-with-stop"].applies_to("tool-call")  # no stop word
     assert ABUSES["content.real-text"].applies_to("bracket")
+
+
+def test_a_call_lost_from_a_clean_text_is_its_own_root_cause() -> None:
+    """camel's dropped call (valid JSON rewritten) is not its broken-JSON message finding."""
+    from reactfuzz.dispatch import Finished
+    from reactfuzz.engine.rootcause import outcome_signature
+    from reactfuzz.formats import get_format
+    from reactfuzz.model import Call
+
+    meant, fmt = Call.named("search", query="it's"), get_format("tool-call")
+    lost = outcome_signature("hijacked-answer", Finished("x"), meant, (meant,), "x", fmt,
+                             refusable=False)
+    broken = outcome_signature("hijacked-answer", Finished("x"), meant, (meant,), "x", fmt)
+    assert lost != broken and "carries" in lost

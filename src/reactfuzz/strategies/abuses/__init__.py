@@ -29,6 +29,7 @@ from . import layout
 # isort: on
 
 __all__ = [
-    "clean", "content", "extra", "fabricated", "injected", "json_args", "label", "layout", "malformed", "markup",
-    "missing", "names", "order", "prose", "quoting", "size", "stop", "variant",
+    "clean", "content", "extra", "fabricated", "injected", "json_args", "label", "layout",
+    "malformed", "markup", "missing", "names", "order", "prose", "quoting", "size", "stop",
+    "variant",
 ]
