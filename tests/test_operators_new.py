@@ -27,7 +27,8 @@ from reactfuzz.tools import default_registry
 CLASSIC = ("classic", "classic-unanchored", "classic-action-input")
 GRAMMAR_DESIGNS = {f: Design(f"grammar:{f}", f, "grammar", "typed") for f in BUILTIN_FORMATS}
 """The reference design of every built-in format: its grammar and typed dispatch."""
-NEW_FAMILIES = ("size", "quoting", "stop", "markup", "variant", "names", "json", "order")
+NEW_FAMILIES = ("size", "quoting", "stop", "markup", "variant", "names", "json", "order",
+                "content", "prose", "layout")
 NEW = [a for a in ABUSES.values() if a.family in NEW_FAMILIES]
 REG = default_registry()
 
@@ -87,6 +88,13 @@ APPLIES = {
     "json.label-in-string": JSON_FORMATS,
     # a tag format's answer is unmarked text: answer + action is a thought and an action
     "order.answer-and-action": set(BUILTIN_FORMATS) - TAG_FORMATS,
+    # a brace needs a format whose arguments open with one (action-input: a bare line)
+    "prose.lone-brace": set(BUILTIN_FORMATS) - {"action-input"},
+    # only where the answer is a finish action
+    "prose.plain-answer": {"paper", "json-blob", "json-blob-fenced", "react-single"},
+    "prose.opens-with-stop": {f for f, fmt in BUILTIN_FORMATS.items() if fmt.stop},
+    # only where the action's JSON holds more than the arguments object
+    "layout.pretty-action": {"json-blob", "json-blob-fenced", "tool-call"},
 }
 
 

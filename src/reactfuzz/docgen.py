@@ -39,7 +39,10 @@ def _minimal_example(abuse_id: str) -> tuple[str, str]:
     from .tools import default_registry
 
     op = ABUSES[abuse_id]
-    fmt = next(f for f in ("bracket", "json-args", "action-input", "paper") if op.applies_to(f))
+    from .formats import BUILTIN_FORMATS
+
+    preferred = ("bracket", "json-args", "action-input", "paper", *BUILTIN_FORMATS)
+    fmt = next(f for f in preferred if op.applies_to(f))
     sc = find(
         scenarios(default_registry(), fmt, abuses=[abuse_id]),
         lambda s: True,

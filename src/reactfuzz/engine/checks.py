@@ -125,7 +125,8 @@ def verdict_signature(inp: CheckInput) -> str:
         return mask(v.explanation, *_names(inp.registry))
     sc = inp.scenario
     return outcome_signature(v.kind, inp.outcome, sc.intent, sc.acceptable.calls,
-                             sc.completion, inp.fmt, *_names(inp.registry))
+                             sc.completion, inp.fmt, *_names(inp.registry),
+                             refusable=bool(sc.acceptable.rejections))
 
 
 def _meant_bare_newline(inp: CheckInput) -> bool:

@@ -83,14 +83,19 @@ def _label_place(completion: str, words: Iterable[str]) -> str:
 
 def outcome_signature(kind: str, outcome: Outcome, intent: Intent, acceptable_calls: tuple[
         Call, ...], completion: str, fmt: Format, tools: Iterable[str] = (),
-        params: Iterable[str] = ()) -> str:
-    """The root-cause signature of a verdict: what happened, values masked."""
+        params: Iterable[str] = (), *, refusable: bool = True) -> str:
+    """The root-cause signature of a verdict: what happened, values masked.
+
+    ``refusable=False`` says the text carries exactly the intent (no refusal is right): a
+    call lost from such a text is another root cause than a broken text read as a message.
+    """
     if isinstance(outcome, Crashed):
         return mask(f"{outcome.exc_type}: {outcome.message}", tools, params)
     if isinstance(outcome, Rejected):
         return f"{outcome.reason}: {mask(outcome.message, tools, params)}"
     if isinstance(outcome, Finished):
-        meant = "meant an answer" if isinstance(intent, FinalAnswer) else "meant a call"
+        meant = "meant an answer" if isinstance(intent, FinalAnswer) else (
+            "meant a call" if refusable else "meant a call the text carries")
         words = [w for w in (f"{fmt.labels.answer}:", fmt.finish_action) if w]
         return f"{meant}; {_label_place(completion, words)}"
     if isinstance(outcome, Executed):

@@ -22,10 +22,12 @@ from ..tools import Tool, ToolRegistry
 from .text import plain_text
 
 __all__ = [
+    "REAL_TEXT",
     "argument_values",
     "intents",
     "is_free_string",
     "prop_kind",
+    "real_text",
     "schema_properties",
     "valid_calls",
     "validates",
@@ -97,6 +99,25 @@ _NEAR_VALID: dict[str, tuple[str, ...]] = {
     "string": ("../../etc/passwd", "/etc/passwd"),
     "list": ("a", ""),
 }
+
+
+REAL_TEXT: tuple[str, ...] = (
+    "it's", "the user's invoice", "O'Hare", 'say "hi"', "it's \"fine\"", "a\\b",
+    "C:\\Users\\ana", "50% off", "Zürich", "naïve café", "Ærøskøbing", "東京の請求書",
+    "refund 🎉", "👍", "\u00e9t\u00e9 d'\u00e9t\u00e9", "l'été", "won't", "rock 'n' roll",
+)
+"""Free text as users write it: apostrophes, double quotes, backslashes, non-ASCII letters,
+CJK and emoji, simplest first (``it's``: a lone apostrophe). Not drawn for ordinary
+arguments, whose values stay plain words so a finding names the operator that made it;
+the ``content.*`` operators draw from here."""
+
+
+def real_text() -> st.SearchStrategy[str]:
+    """One value of :data:`REAL_TEXT` (one choice: shrinks to ``it's``)."""
+    return _REAL
+
+
+_REAL = st.sampled_from(REAL_TEXT)
 
 
 def argument_values(

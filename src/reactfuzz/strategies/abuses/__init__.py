@@ -23,9 +23,13 @@ from . import variant
 from . import names
 from . import json_args
 from . import order
+from . import content
+from . import prose
+from . import layout
 # isort: on
 
 __all__ = [
-    "clean", "extra", "fabricated", "injected", "json_args", "label", "malformed", "markup",
-    "missing", "names", "order", "quoting", "size", "stop", "variant",
+    "clean", "content", "extra", "fabricated", "injected", "json_args", "label", "layout",
+    "malformed", "markup", "missing", "names", "order", "prose", "quoting", "size", "stop",
+    "variant",
 ]
