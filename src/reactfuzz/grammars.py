@@ -452,8 +452,10 @@ def grammar_parse(completion: str, fmt: Format | str = "bracket", *, fast: bool 
     try:
         return _grammar_parse(completion, fmt, fast)
     except RecursionError:
-        return Step(invalid=Invalid(
-            "too-deep", "the completion nests brackets too deeply to be read"))
+        return Step(invalid=_TOO_DEEP)
+
+
+_TOO_DEEP = Invalid("too-deep", "the text nests brackets too deeply to be read")
 
 
 def _grammar_parse(completion: str, fmt: Format, fast: bool) -> Step:
@@ -505,6 +507,13 @@ class Transcript:
 def parse_transcript(text: str, fmt: Format | str = "bracket") -> Transcript:
     """Parse a whole conversation (header, steps, observations, end) with the grammar."""
     fmt = get_format(fmt)
+    try:
+        return _parse_transcript(text, fmt)
+    except RecursionError:
+        return Transcript(invalid=_TOO_DEEP)
+
+
+def _parse_transcript(text: str, fmt: Format) -> Transcript:
     parser = lark_parser(fmt)
     text = _prepare(text)
     try:
