@@ -181,7 +181,7 @@ def test_bad_input_is_one_line_exit_2(cli, tmp_path: Path, args, content, messag
 
 def test_missing_file_and_bad_format_file_exit_2(cli, tmp_path: Path) -> None:
     r = cli("parse", str(tmp_path / "nope.txt"))
-    assert r.returncode == 2 and "cannot read" in r.stderr
+    assert r.returncode == 2 and "nope.txt: completion file not found" in r.stderr
     bad = tmp_path / "f.toml"
     bad.write_text("base = 'bracket'\nlabels = 3\n")
     r = cli("parse", "--format", str(bad), "-", stdin="Action: x[y]")
@@ -230,7 +230,8 @@ def test_version_and_help_import_no_command() -> None:
         "    main(sys.argv[1:])\n"
         "except SystemExit:\n"
         "    pass\n"
-        "ok = {'reactfuzz.cli', 'reactfuzz.cli.arguments', 'reactfuzz.errors'}\n"
+        "ok = {'reactfuzz.cli', 'reactfuzz.cli.arguments', 'reactfuzz.cli.validate',\n"
+        "      'reactfuzz.errors'}\n"
         "print(sorted(m for m in set(sys.modules) - before if m not in ok and (\n"
         "    m.startswith('reactfuzz.') or m.split('.')[0] in {'hypothesis', 'lark',\n"
         "                                                     'pydantic'})))\n"

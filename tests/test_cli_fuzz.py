@@ -169,7 +169,7 @@ def test_user_parser_module_function(tmp_path: Path) -> None:
     ("args", "files", "message"),
     [
         (["fuzz", "--parser", "classic-bracket", "--max-examples", "x"], {},
-         "argument --max-examples: invalid int value"),
+         "argument --max-examples: 'x' is not a whole number"),
         (["fuzz", "--parser", "nope"], {}, "unknown target 'nope'"),
         (["fuzz"], {}, "name what to fuzz"),
         (["fuzz", "--target", "missing_mod:parse"], {}, "missing_mod"),

@@ -8,7 +8,7 @@ import pytest
 from pydantic import ValidationError
 
 from reactfuzz import BUILTIN_FORMATS, Call, FinalAnswer, grammar_parse, parse_transcript
-from reactfuzz.errors import FormatError, GrammarError
+from reactfuzz.errors import FormatError
 from reactfuzz.formats import Format, get_format, load_format
 from reactfuzz.render import render
 
@@ -72,11 +72,10 @@ def test_user_format_with_own_grammar_file(tmp_path: Path) -> None:
     assert grammar_parse("Action: s[x]", fmt).intent() == Call("s", ("x",))
 
 
-def test_broken_grammar_file_is_a_grammar_error_naming_the_file(tmp_path: Path) -> None:
+def test_broken_grammar_file_is_an_error_at_load_naming_both_files(tmp_path: Path) -> None:
     (tmp_path / "bad.lark").write_text("completion: THIS_IS_NOT_DEFINED\n")
-    fmt = load_format(write(tmp_path, 'base = "bracket"\ngrammar = "bad.lark"\n'))
-    with pytest.raises(GrammarError, match=r"bad\.lark"):
-        grammar_parse("Action: s[x]", fmt)
+    with pytest.raises(FormatError, match=r"fmt\.toml: key 'grammar': .*bad\.lark"):
+        load_format(write(tmp_path, 'base = "bracket"\ngrammar = "bad.lark"\n'))
 
 
 @pytest.mark.parametrize(

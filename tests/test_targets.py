@@ -871,7 +871,7 @@ def test_load_tools_default_and_passthrough() -> None:
 BAD_TOOLS = [
     ("unknown-word", "defaults", UsageError, "use 'default', a .json file"),
     ("not-json-file", "tools.yaml", UsageError, "must be JSON"),
-    ("missing-json-file", "nope.json", InputFileError, "cannot read tool file"),
+    ("missing-json-file", "nope.json", InputFileError, "nope.json: tool file not found"),
     ("module-not-found", "nomod:TOOLS", UsageError, "no module named 'nomod'"),
     ("attribute-missing", "mytools:NOPE", UsageError, "has no attribute 'NOPE'"),
     ("not-tools", "mytools:NUMBER", UsageError, "is not a ToolRegistry"),

@@ -1019,7 +1019,7 @@ def test_json_malformed_file_is_an_input_file_error(tmp_path: Any, text: str, wo
 
 
 def test_json_missing_file_is_an_input_file_error(tmp_path: Any) -> None:
-    with pytest.raises(InputFileError, match="cannot read tool file"):
+    with pytest.raises(InputFileError, match=r"absent\.json: tool file not found"):
         load_tools_json(tmp_path / "absent.json")
 
 

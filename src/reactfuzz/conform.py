@@ -6,6 +6,7 @@ for every rejection the record, the line and the reason, grouped by reason.
 
 from __future__ import annotations
 
+import io
 import json
 from collections import defaultdict
 from dataclasses import dataclass
@@ -16,6 +17,7 @@ from typing import Any
 from .errors import InputFileError
 from .formats import Format, get_format
 from .grammars import parse_transcript
+from .limits import MAX_JSONL_BYTES, load_json_text, read_user_file
 
 __all__ = ["ConformReport", "Rejection", "conform", "read_jsonl_texts"]
 
@@ -98,18 +100,19 @@ def _as_dict(r: Rejection) -> dict[str, Any]:
 def read_jsonl_texts(path: str | Path, field_name: str = "text") -> list[tuple[str, str]]:
     """(record id, text) for every record of a JSONL file; errors name the file and line."""
     p = Path(path)
-    try:
-        fh = p.open("r", encoding="utf-8", newline="")
-    except OSError as e:
-        raise InputFileError(f"{p}: cannot read: {e.strerror or e}") from None
+    raw = read_user_file(p, "JSON Lines file", limit=MAX_JSONL_BYTES)
     out: list[tuple[str, str]] = []
-    with fh:
+    with io.StringIO(raw.decode("utf-8", errors="surrogateescape"), newline="") as fh:
         try:
             for n, line in enumerate(fh, 1):
                 if not line.strip():
                     continue
                 try:
-                    rec = json.loads(line)
+                    line.encode("utf-8")  # an undecodable byte is held as a lone surrogate
+                except UnicodeEncodeError:
+                    raise InputFileError(f"{p}:{n}: not UTF-8 text") from None
+                try:
+                    rec = load_json_text(line, f"{p}:{n}", allow_nan=True)
                 except json.JSONDecodeError as e:
                     raise InputFileError(
                         f"{p}:{n}: not valid JSON ({e.msg} at column {e.colno});"
@@ -137,7 +140,10 @@ def conform(path: str | Path, fmt: Format | str, field_name: str = "text") -> Co
     """Parse every transcript of a JSONL file with the format's grammar and report."""
     fmt = get_format(fmt)
     report = ConformReport(str(path), fmt.name, field_name)
-    for rid, text in read_jsonl_texts(path, field_name):
+    records = read_jsonl_texts(path, field_name)
+    if not records:
+        raise InputFileError(f"{path}: no records (a JSONL file holds one JSON object per line)")
+    for rid, text in records:
         report.total += 1
         t = parse_transcript(text, fmt)
         if t.ok:

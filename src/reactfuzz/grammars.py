@@ -32,6 +32,7 @@ from .errors import GrammarError
 from .fastpath import fast_path, join_value
 from .formats import Format, get_format, label_pattern
 from .formats.family import caret_context, rest_text
+from .limits import read_user_file
 from .model import Invalid, Step
 
 __all__ = [
@@ -43,6 +44,9 @@ __all__ = [
     "lark_parser",
     "parse_transcript",
 ]
+
+MAX_GRAMMAR_BYTES = 1024 * 1024
+"""The largest grammar file read (1 MiB)."""
 
 _ROLE_TERMINALS = {
     "thought": "THOUGHT",
@@ -80,17 +84,20 @@ def grammar_source(fmt: Format | str) -> tuple[str, Path]:
         path = Path(fmt.grammar)
     else:
         path = grammar_dir() / (fmt.grammar or fmt.family.grammar_file)
+    raw = read_user_file(path, "grammar file", limit=MAX_GRAMMAR_BYTES, error=GrammarError)
     try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as e:
-        raise GrammarError(f"{path}: cannot read grammar: {e}") from None
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise GrammarError(f"{path}: not UTF-8 text ({e.reason} at byte {e.start})") from None
+    if "\0" in text:
+        raise GrammarError(f"{path}: holds a NUL byte: not a grammar file")
     labels = fmt.labels
     words: dict[str, list[str]] = {"HEADER": list(labels.headers)}
     for role, term in _ROLE_TERMINALS.items():
         word = getattr(labels, role)
         if word:
             words[term] = [word]
-    lines = [text, "", "// labels of this format (written from its data)"]
+    lines = [text, "", _ADDED]
     every: list[str] = []
     for term, ws in words.items():
         if not ws or not re.search(rf"^{term}(?:\.\d+)?\s*:", text, re.M):
@@ -120,10 +127,34 @@ def _compile(text: str, path: str) -> Lark:
     except (LarkGrammarError, LarkError) as e:
         first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
         raise GrammarError(
-            f"{path}: grammar does not compile: {first} "
+            f"{path}: grammar does not compile: {_own_lines(first, text)} "
             "(a format grammar needs the rules 'completion' and 'transcript')"
         ) from None
+    except OSError as e:  # an %import of a file that is not there
+        raise GrammarError(f"{path}: grammar does not compile: {e.strerror or e}"
+                           f"{': ' + repr(e.filename) if e.filename else ''}"
+                           " (an %import names a grammar that is not there?)") from None
+    except RecursionError:
+        raise GrammarError(f"{path}: grammar does not compile: nested too deeply") from None
+    except Exception as e:  # whatever else Lark raises on a grammar it cannot read
+        raise GrammarError(f"{path}: grammar does not compile: {type(e).__name__}:"
+                           f" {str(e).strip().splitlines()[0] if str(e).strip() else ''}"
+                           ) from None
     return parser
+
+
+_ADDED = "// labels of this format (written from its data)"
+
+
+def _own_lines(message: str, text: str) -> str:
+    """Lark's message, saying so when the line it names is one reactfuzz wrote, not the file's."""
+    own = len(text.split(_ADDED, 1)[0][:-2].splitlines())
+    m = re.search(r"\bline (\d+)", message)
+    if m and _ADDED in text and int(m.group(1)) > own:
+        return (f"{message} (past the file's {own} line(s), in the lines written after it"
+                " for the format's labels: the file leaves something open at its end, or"
+                " lacks a terminal those lines override)")
+    return message
 
 
 def lark_parser(fmt: Format | str) -> Lark:
@@ -414,8 +445,20 @@ def grammar_parse(completion: str, fmt: Format | str = "bracket", *, fast: bool 
     """Parse one completion with the format's grammar; never raises on bad input.
 
     ``fast=False`` skips the regex fast path and always runs Lark (the reference).
+    Nesting deeper than Python's recursion limit (JSON arguments ``[[[[...]]]]``) is an
+    invalid step, not a ``RecursionError``.
     """
     fmt = get_format(fmt)
+    try:
+        return _grammar_parse(completion, fmt, fast)
+    except RecursionError:
+        return Step(invalid=_TOO_DEEP)
+
+
+_TOO_DEEP = Invalid("too-deep", "the text nests brackets too deeply to be read")
+
+
+def _grammar_parse(completion: str, fmt: Format, fast: bool) -> Step:
     if fast:
         fp = fast_path(fmt)
         if fp is not None:
@@ -464,6 +507,13 @@ class Transcript:
 def parse_transcript(text: str, fmt: Format | str = "bracket") -> Transcript:
     """Parse a whole conversation (header, steps, observations, end) with the grammar."""
     fmt = get_format(fmt)
+    try:
+        return _parse_transcript(text, fmt)
+    except RecursionError:
+        return Transcript(invalid=_TOO_DEEP)
+
+
+def _parse_transcript(text: str, fmt: Format) -> Transcript:
     parser = lark_parser(fmt)
     text = _prepare(text)
     try:

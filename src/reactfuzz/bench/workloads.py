@@ -190,12 +190,11 @@ def read_completions(path: str, field: str = "text") -> list[str]:
     import json
 
     from ..errors import InputFileError
+    from ..limits import MAX_JSONL_BYTES, load_json_text, read_user_file
 
+    raw = read_user_file(path, "completions file", limit=MAX_JSONL_BYTES)
     try:
-        with open(path, encoding="utf-8-sig") as fh:
-            lines = fh.read().splitlines()
-    except OSError as exc:
-        raise InputFileError(f"cannot read {path}: {exc.strerror or exc}") from None
+        lines = raw.decode("utf-8-sig").splitlines()
     except UnicodeDecodeError as exc:
         raise InputFileError(f"{path}: not UTF-8 text (byte {exc.start})") from None
     out: list[str] = []
@@ -203,7 +202,7 @@ def read_completions(path: str, field: str = "text") -> list[str]:
         if not line.strip():
             continue
         try:
-            obj = json.loads(line)
+            obj = load_json_text(line, f"{path}:{i}", allow_nan=True)
         except json.JSONDecodeError as exc:
             raise InputFileError(f"{path}:{i}: invalid JSON ({exc.msg})") from None
         if not isinstance(obj, dict) or not isinstance(obj.get(field), str):

@@ -13,10 +13,13 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import NoReturn, overload
 
 from .. import __version__
+from .validate import MAX_WORKERS, count, number, seconds, seed
 
 __all__ = ["build_parser"]
 
 Command = Callable[[argparse.Namespace], int]
+
+_PERCENT = number(low=0.0, high=100.0, low_open=False, unit=" (a percentage)")
 
 
 class _Parser(argparse.ArgumentParser):
@@ -116,8 +119,9 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--format", "-f", required=True, help="built-in format or .toml file")
     s.add_argument("--field", default="text", help="record field holding the transcript")
     s.add_argument("--json", action="store_true", help="print the report as JSON")
-    s.add_argument("--show", type=int, default=20, help="records shown per reason (default 20)")
-    s.add_argument("--min-rate", type=float, default=100.0,
+    s.add_argument("--show", type=count(0), default=20,
+                   help="records shown per reason (default 20)")
+    s.add_argument("--min-rate", type=_PERCENT, default=100.0,
                    help="exit 0 when at least this percentage is accepted (default 100)")
     s.add_argument("file", help="JSON Lines file, one transcript per record")
     s.set_defaults(func=_command("parse", "_cmd_conform"))
@@ -144,13 +148,13 @@ def build_parser() -> argparse.ArgumentParser:
         help="auto: positional for classic-* parsers, typed otherwise",
     ), _Choices(_dispatchers, "auto"))
     g = s.add_argument_group("how hard")
-    g.add_argument("--seed", type=int, help="the run's seed (printed; the same seed, the same"
+    g.add_argument("--seed", type=seed, help="the run's seed (printed; the same seed, the same"
                    " findings)")
-    g.add_argument("--max-examples", type=int, default=60,
+    g.add_argument("--max-examples", type=count(1), default=60,
                    help="examples per abuse operator and target (default 60)")
-    g.add_argument("--time-budget", type=float, metavar="SECONDS",
+    g.add_argument("--time-budget", type=seconds, metavar="SECONDS",
                    help="stop starting operators after this long")
-    g.add_argument("--time-limit", type=float, default=1.0, metavar="SECONDS",
+    g.add_argument("--time-limit", type=seconds, default=1.0, metavar="SECONDS",
                    help="per-parse limit; slower is a bounded-time finding (default 1)")
     g.add_argument("--check", action="append", metavar="ID[,ID...]",
                    help="run only these checks (comma lists; repeatable)")
@@ -163,11 +167,11 @@ def build_parser() -> argparse.ArgumentParser:
                    help="only these operators (an id, or a family like injected.*)")
     g.add_argument("--stream", choices=["whole", "eager"], default="whole",
                    help="how your client reads a streamed completion (default whole)")
-    g.add_argument("--workers", type=int, default=1,
+    g.add_argument("--workers", type=count(1, MAX_WORKERS), default=1,
                    help="processes; operators are shared out, findings are the same")
     g.add_argument("--hypothesis-db", metavar="DIR",
                    help="a Hypothesis example database directory, shared by workers")
-    g.add_argument("--explore", type=int, metavar="N",
+    g.add_argument("--explore", type=count(1), metavar="N",
                    help="fast mode: N mutated scenarios per worker without Hypothesis's"
                         " per-example cost; only failures are shrunk")
     g = s.add_argument_group("corpus")
@@ -200,16 +204,16 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--trust-corpus", action="store_true",
                    help="also run findings whose file names a module:attr target or tools"
                         " (imports that code: only for a corpus you wrote)")
-    s.add_argument("--time-limit", type=float, default=1.0, metavar="SECONDS")
+    s.add_argument("--time-limit", type=seconds, default=1.0, metavar="SECONDS")
     s.add_argument("--expect-reproduced", action="store_true",
                    help="exit 0 only if every finding still reproduces (corpus self-test)")
     s.add_argument("--json", metavar="FILE", help="the results as JSON")
     s.set_defaults(func=_command("fuzz", "_cmd_replay"))
 
     s = sub.add_parser("study", help="every built-in design against every abuse (the main job)")
-    s.add_argument("--examples", "-n", type=int, default=30,
+    s.add_argument("--examples", "-n", type=count(1), default=30,
                    help="examples per design and operator (default 30)")
-    s.add_argument("--seed", type=int, default=0, help="seed (default 0)")
+    s.add_argument("--seed", type=seed, default=0, help="seed (default 0)")
     s.add_argument("--design", action="append", metavar="NAME", help="only these designs")
     s.add_argument("--abuse", action="append", metavar="ID", help="only these operators")
     s.add_argument("--out", default="reactfuzz-study", metavar="DIR",
@@ -218,7 +222,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.set_defaults(func=_command("study", "_cmd_study"))
 
     s = sub.add_parser("bench", help="measure parsers, generators and the engine side by side")
-    s.add_argument("--rounds", type=int, default=7, help="alternating rounds (default 7)")
+    s.add_argument("--rounds", type=count(1), default=7, help="alternating rounds (default 7)")
     s.add_argument("--quick", action="store_true", help="smaller workloads (same method)")
     s.add_argument("--target", metavar="SPEC", help="also time your own parser")
     s.add_argument("--format", "-f", default="bracket",

@@ -10,10 +10,15 @@ from typing import TYPE_CHECKING
 
 from ..errors import InputFileError, UsageError
 from .common import _expand_abuses, _write_text
+from .validate import check_outputs
 
 if TYPE_CHECKING:
     from ..engine import EngineEvent, EventSink, FuzzConfig
     from ..results import RunSummary
+
+
+_REPORTS = ("json", "junit", "markdown", "html", "events")
+"""The report options of ``fuzz``: each names a file, checked before the run."""
 
 
 def _load_plugins(modules: list[str] | None) -> None:
@@ -21,7 +26,12 @@ def _load_plugins(modules: list[str] | None) -> None:
     import importlib
     import os
 
+    from ..engine.checks import CHECKS
+    from ..limits import id_problem
+    from ..strategies import ABUSES
+
     for name in modules or []:
+        before = {"check": set(CHECKS), "abuse": set(ABUSES)}
         sys.path.insert(0, os.getcwd())
         try:
             importlib.import_module(name)
@@ -32,7 +42,23 @@ def _load_plugins(modules: list[str] | None) -> None:
             ) from None
         finally:
             sys.path.remove(os.getcwd())
+        for kind, registry in (("check", CHECKS), ("abuse", ABUSES)):
+            for ident in [i for i in registry if i not in before[kind]]:
+                problem = id_problem(kind, ident)
+                if problem is not None:
+                    raise UsageError(f"--plugin {name}: {problem}")
 
+
+
+def _read_corpora(corpora: list[str], baseline: str | None) -> None:
+    """Read every corpus file the run will replay, so a bad one stops it before it starts."""
+    from ..engine.corpus import iter_corpus
+
+    if baseline is not None and not Path(baseline).exists():
+        raise UsageError(f"--baseline {baseline}: not found (give a corpus directory or file)")
+    for directory in [*corpora, *([baseline] if baseline else [])]:
+        for _ in iter_corpus(directory):
+            pass
 
 
 def _check_ids(values: list[str] | None) -> list[str]:
@@ -73,6 +99,9 @@ def _cmd_fuzz(args: argparse.Namespace) -> int:
         raise UsageError("--max-examples must be at least 1")
     if args.workers < 1:
         raise UsageError("--workers must be at least 1")
+    check_outputs([(f"--{o}", getattr(args, o)) for o in _REPORTS],
+                  [("--corpus", None if args.no_corpus else args.corpus)])
+    _read_corpora([] if args.no_corpus or args.no_replay else [args.corpus], args.baseline)
     _load_plugins(args.plugin)
     checks = _select_checks(args)
     config = FuzzConfig(
@@ -177,6 +206,7 @@ def _write_reports(summary: RunSummary, args: argparse.Namespace) -> None:
 def _cmd_replay(args: argparse.Namespace) -> int:
     from ..engine.replay import replay_corpus
 
+    check_outputs([("--json", args.json)])
     paths = args.paths or ["fuzz_corpus"]
     for p in paths:
         if not Path(p).exists():

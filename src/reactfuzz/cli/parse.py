@@ -6,20 +6,22 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from pathlib import Path
 
 from ..conform import conform
 from ..errors import InputFileError
 from ..formats import get_format
 from ..grammars import parse_transcript
+from ..limits import MAX_FILE_BYTES, read_user_file
 
 
 def _read_input(name: str) -> str:
     """Read a completion exactly as written (no newline translation)."""
-    try:
-        data = sys.stdin.buffer.read() if name == "-" else Path(name).read_bytes()
-    except OSError as e:
-        raise InputFileError(f"{name}: cannot read: {e.strerror or e}") from None
+    if name == "-":
+        data = sys.stdin.buffer.read(MAX_FILE_BYTES + 1)
+        if len(data) > MAX_FILE_BYTES:
+            raise InputFileError(f"stdin: over the limit of {MAX_FILE_BYTES:,} bytes")
+    else:
+        data = read_user_file(name, "completion file")
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as e:

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from ..errors import UsageError
 from .common import _expand_abuses, _write_text
+from .validate import check_outputs
 
 
 def _cmd_study(args: argparse.Namespace) -> int:
@@ -17,6 +18,7 @@ def _cmd_study(args: argparse.Namespace) -> int:
 
     if args.examples < 1:
         raise UsageError("--examples must be at least 1")
+    check_outputs([], [("--out", args.out)])
     progress = None if args.quiet else ProgressPrinter(sys.stderr)
     result = run_study(designs=args.design or STUDY_DESIGNS, abuses=_expand_abuses(args.abuse),
                        examples=args.examples, seed=args.seed, emit=progress)
@@ -35,6 +37,7 @@ def _cmd_bench(args: argparse.Namespace) -> int:
 
     if args.rounds < 1:
         raise UsageError("--rounds must be at least 1")
+    check_outputs([("--markdown", args.markdown)])
     if args.target:
         from ..formats import get_format
         from ..targets import load_target

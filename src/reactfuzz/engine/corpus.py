@@ -22,6 +22,7 @@ from typing import Any, Final, Literal
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field, ValidationError
 
 from ..errors import InputFileError
+from ..limits import id_problem, load_json_text, read_user_file
 from ..model import Call, FinalAnswer, Intent, to_jsonable
 from ..oracle import Acceptable
 from ..parsers import PARSERS
@@ -38,6 +39,9 @@ __all__ = [
 ]
 
 SCHEMA_VERSION: Final = 1
+
+MAX_FINDING_BYTES: Final = 16 * 1024 * 1024
+"""The largest corpus file read (16 MiB; findings keep their completions short)."""
 
 
 class IntentSpec(BaseModel):
@@ -237,14 +241,13 @@ def save_finding(finding: Finding, directory: str | Path) -> Path:
 def load_finding(path: str | Path) -> Finding:
     """Read and validate one corpus file; a bad file is one readable error."""
     p = Path(path)
+    raw = read_user_file(p, "corpus file", limit=MAX_FINDING_BYTES)
     try:
-        data = json.loads(p.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise InputFileError(f"{p}: corpus file not found") from None
+        data = load_json_text(raw.decode("utf-8"), str(p))
     except json.JSONDecodeError as e:
         raise InputFileError(f"{p}:{e.lineno}: not valid JSON ({e.msg})") from None
-    except (OSError, UnicodeDecodeError) as e:
-        raise InputFileError(f"{p}: cannot read corpus file: {e}") from None
+    except UnicodeDecodeError as e:
+        raise InputFileError(f"{p}: not UTF-8 text ({e.reason} at byte {e.start})") from None
     if not isinstance(data, dict):
         raise InputFileError(f"{p}: a corpus file holds one JSON object")
     version = data.get("schema_version")
@@ -254,20 +257,42 @@ def load_finding(path: str | Path) -> Finding:
             f" {SCHEMA_VERSION}); re-run the fuzzer to regenerate it"
         )
     try:
-        return Finding.model_validate(data)
+        finding = Finding.model_validate(data)
     except ValidationError as e:
         err = e.errors()[0]
         key = ".".join(str(x) for x in err["loc"]) or "(top level)"
-        raise InputFileError(f"{p}: key '{key}': {err['msg']}") from None
+        msg = str(err["msg"]).removeprefix("Value error, ")
+        raise InputFileError(f"{p}: key '{key}': {msg}") from None
+    except ValueError as e:  # a field check outside pydantic's own wording
+        raise InputFileError(f"{p}: {e}") from None
+    problem = _fields_problem(finding)
+    if problem is not None:
+        raise InputFileError(f"{p}: {problem}")
+    return finding
+
+
+def _fields_problem(finding: Finding) -> str | None:
+    """What is inconsistent between a finding's fields that pydantic cannot see, or ``None``."""
+    for key, spec in [("intent", finding.intent),
+                      *((f"acceptable.calls.{i}", c)
+                        for i, c in enumerate(finding.acceptable.calls))]:
+        if spec.kind == "call" and spec.names is not None and len(spec.names) != len(spec.args):
+            return (f"key '{key}': {len(spec.names)} names for {len(spec.args)} args"
+                    " (names and args go in pairs)")
+    for key in ("check", "abuse"):
+        problem = id_problem(key, getattr(finding, key))
+        if problem is not None:
+            return f"key '{key}': {problem}"
+    return None
 
 
 def iter_corpus(path: str | Path) -> Iterator[tuple[Path, Finding]]:
     """Every finding in a corpus directory (sorted by name), or one file."""
     p = Path(path)
-    if p.is_file():
-        yield p, load_finding(p)
-        return
     if not p.exists():
+        return
+    if not p.is_dir():  # a file, or a special file that load_finding refuses
+        yield p, load_finding(p)
         return
     for f in sorted(p.glob("*.json")):
         if f.name.startswith(".tmp-"):

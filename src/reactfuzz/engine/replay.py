@@ -10,10 +10,13 @@ caller passes ``trust=True`` (the documented ``--trust-corpus``).
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable
+from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, TypeVar
 
+from ..dispatch import DISPATCHERS
+from ..errors import ReactfuzzError
 from ..formats import get_format
 from ..strategies import Scenario
 from ..targets import Target, load_target, load_tools
@@ -25,6 +28,8 @@ from .events import CorpusReplayed, EventSink
 from .example import examine
 
 __all__ = ["ReplayResult", "Replayed", "is_code_reference", "replay", "replay_corpus"]
+
+T = TypeVar("T")
 
 
 
@@ -108,18 +113,23 @@ def replay_corpus(
                         and is_code_reference(tools_ref, tools=True))):
                     skipped.append(path)
                     continue
-                fmt = get_format(finding.format)
+                fmt = _field(path, "format", get_format, finding.format)
                 key = (name, finding.format)
-                if key not in targets:
-                    targets[key] = load_target(name, fmt, timeout=time_limit, cwd=cwd)
-                registry = registries.setdefault(tools_ref, load_tools(tools_ref))
+                if key not in targets:  # a target or tools the caller named is not the file's
+                    targets[key] = _field(None if target else path, "target", load_target,
+                                          name, fmt, timeout=time_limit, cwd=cwd)
+                if tools_ref not in registries:
+                    registries[tools_ref] = _field(None if tools else path, "tools",
+                                                   load_tools, tools_ref)
+                registry = registries[tools_ref]
                 intent = finding.intent.intent()
                 acceptable = finding.acceptable.acceptable(intent, registry)
                 sc = Scenario(fmt.name, finding.abuse, intent, finding.completion,
                               finding.completion, acceptable)
-                checks = get_checks([finding.check])
+                checks = _field(path, "check", get_checks, [finding.check])
                 if target is None:
                     how = finding.dispatcher
+                    _field(path, "dispatcher", DISPATCHERS.get_or_raise, how)
                 elif dispatcher in (None, "auto"):
                     how = auto_dispatcher(target)
                 else:
@@ -135,6 +145,18 @@ def replay_corpus(
         for t in targets.values():
             t.close()
     return Replayed(out, skipped)
+
+
+def _field(path: Path | None, key: str, load: Callable[..., T], *args: Any,
+           **kwargs: Any) -> T:
+    """``load(*args, **kwargs)``; a usage error names the corpus file and key it came from
+    (``path`` ``None``: the value came from the caller, not from a file)."""
+    try:
+        return load(*args, **kwargs)
+    except ReactfuzzError as e:
+        if path is None:
+            raise
+        raise type(e)(f"{path}: key {key!r}: {e}") from None
 
 
 def replay_for_run(corpus: str, targets: list[str], formats: tuple[str, ...], *,

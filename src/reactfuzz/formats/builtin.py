@@ -12,7 +12,8 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from ..errors import FormatError
+from ..errors import FormatError, GrammarError
+from ..limits import MAX_DEPTH, check_depth, read_user_file
 from ..registry import Registry
 
 # isort: off
@@ -35,6 +36,9 @@ else:  # pragma: no cover
     import tomli as tomllib  # type: ignore[import-not-found, unused-ignore]
 
 __all__ = ["BUILTIN_FORMATS", "get_format", "load_format"]
+
+MAX_FORMAT_BYTES = 1024 * 1024
+"""The largest TOML format file read (1 MiB)."""
 
 
 _BRACKET_NOTES = """\
@@ -264,16 +268,18 @@ def get_format(name_or_path: str | Format) -> Format:
 def load_format(path: str | Path) -> Format:
     """Load a user format from a TOML file; every mistake names the file and the key."""
     p = Path(path)
+    raw = read_user_file(p, "format file", limit=MAX_FORMAT_BYTES, error=FormatError)
     try:
-        text = p.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise FormatError(f"{p}: format file not found") from None
-    except (OSError, UnicodeDecodeError) as e:
-        raise FormatError(f"{p}: cannot read format file: {e}") from None
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise FormatError(f"{p}: not UTF-8 text ({e.reason} at byte {e.start})") from None
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
         raise FormatError(f"{p}: not valid TOML: {e}") from None
+    except RecursionError:
+        raise FormatError(f"{p}: nested deeper than {MAX_DEPTH} levels") from None
+    check_depth(data, str(p), error=FormatError)
     if "format" in data and isinstance(data["format"], dict) and len(data) == 1:
         data = data["format"]
     base_name = data.pop("base", None)
@@ -297,16 +303,20 @@ def load_format(path: str | Path) -> Format:
     if "name" not in merged:
         merged["name"] = p.stem
     grammar = merged.get("grammar")
+    if grammar is not None and not isinstance(grammar, str):
+        raise FormatError(f"{p}: key 'grammar': {grammar!r} is not a string (give the path"
+                          " of a .lark file)")
     if grammar:
         gpath = Path(grammar)
         if not gpath.is_absolute():
             gpath = (p.parent / gpath).resolve()
         if not gpath.is_file():
-            raise FormatError(f"{p}: key 'grammar': grammar file {str(gpath)!r} not found")
+            what = "is not a regular file" if gpath.exists() else "not found"
+            raise FormatError(f"{p}: key 'grammar': grammar file {str(gpath)!r} {what}")
         merged["grammar"] = str(gpath)
     merged["source"] = str(p)
     try:
-        return Format.model_validate(merged)
+        fmt = Format.model_validate(merged)
     except ValidationError as e:
         err = e.errors()[0]
         key = ".".join(str(x) for x in err["loc"]) or "(top level)"
@@ -318,6 +328,13 @@ def load_format(path: str | Path) -> Format:
             msg = f"unknown key (allowed: {allowed})"
         more = f" (and {len(e.errors()) - 1} more)" if len(e.errors()) > 1 else ""
         raise FormatError(f"{p}: key '{key}': {msg}{more}") from None
+    from ..grammars import lark_parser
+
+    try:  # a grammar that does not compile is a mistake in this file: say so now
+        lark_parser(fmt)
+    except GrammarError as e:
+        raise FormatError(f"{p}: key 'grammar': {e}") from None
+    return fmt
 
 
 def _family_keys(p: Path, family: object, data: dict[str, Any]) -> dict[str, Any]:

@@ -69,7 +69,7 @@ class Labels(BaseModel):
     @field_validator("thought", "action", "action_input", "observation", "answer")
     @classmethod
     def _word(cls, v: str | None) -> str | None:
-        if v is not None and not _LABEL_RE.match(v):
+        if v is not None and not _LABEL_RE.fullmatch(v):
             raise ValueError(
                 f"label {v!r} must start with a letter and use letters, digits, spaces, '.' or '-'"
                 " (write it without the colon)"
@@ -82,6 +82,16 @@ class Labels(BaseModel):
         for h in v:
             cls._word(h)
         return v
+
+    @model_validator(mode="after")
+    def _distinct(self) -> Labels:
+        every = self.all()
+        for role, word in every.items():
+            first = next(r for r, w in every.items() if w == word)
+            if first != role:
+                raise ValueError(f"labels {first} and {role} are both {word!r}: a reader"
+                                 " could not tell them apart")
+        return self
 
     def all(self) -> dict[str, str]:
         """Every label this format uses, by role."""
@@ -150,7 +160,7 @@ class Format(BaseModel):
     @field_validator("tag", "think_tag")
     @classmethod
     def _tag_name(cls, v: str) -> str:
-        if not _TAG_RE.match(v):
+        if not _TAG_RE.fullmatch(v):
             raise ValueError(
                 f"{v!r} must start with a letter or '_' and use letters, digits, '_', '-' or '.'"
             )

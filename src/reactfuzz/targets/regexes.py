@@ -14,6 +14,7 @@ import regex  # type: ignore[import-untyped, unused-ignore]  # typed by types-re
 
 from ..errors import UsageError
 from ..formats import Format, get_format
+from ..limits import MAX_REGEX_SIZE, regex_size
 from ..model import Action, Invalid, Step
 from .adapters import _is_finish, _one_line
 from .base import DEFAULT_TIMEOUT, ParseResult, Target, _check_timeout
@@ -87,6 +88,11 @@ class RegexTarget(Target):
     def _compile(pattern: str, flags: int, what: str) -> Any:
         if not isinstance(pattern, str) or not pattern:
             raise UsageError(f"regex target: {what} is empty")
+        if (size := regex_size(pattern)) > MAX_REGEX_SIZE:
+            raise UsageError(
+                f"regex target: {what} {pattern[:60]!r} repeats too much ({size:,} atoms once"
+                f" its counted repeats are written out; at most {MAX_REGEX_SIZE:,})"
+            )
         try:
             return regex.compile(pattern, flags)
         except regex.error as exc:

@@ -12,18 +12,21 @@ import datetime as _dt
 import json
 import os
 import re
-from pathlib import Path
 from typing import Annotated, Any, Literal
 
 from pydantic import Field, TypeAdapter
 
 from ..errors import InputFileError
+from ..limits import load_json_text, read_user_file
 from ..model import DuplicateKeyError, no_duplicate_keys
 from .build import _build_model, _camel_case, _supported
 from .registry import ToolRegistry
 from .tool import _NAME_RE, ObservationFn, Tool
 
 __all__ = ["load_tools_json"]
+
+MAX_TOOLS_BYTES = 16 * 1024 * 1024
+"""The largest tools file read (16 MiB: thousands of tools)."""
 
 _SUPPORTED_JSON = (
     "supported: an object schema whose properties have type string (with format date, "
@@ -49,14 +52,13 @@ def load_tools_json(
     any schema feature outside the supported subset, naming the file, tool and JSON path.
     """
     file = os.fspath(path)
+    raw = read_user_file(file, "tool file", limit=MAX_TOOLS_BYTES)
     try:
-        text = Path(file).read_text(encoding="utf-8-sig")
-    except OSError as exc:
-        raise InputFileError(f"cannot read tool file {file}: {exc.strerror or exc}") from None
+        text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise InputFileError(f"{file}: not UTF-8 text (byte {exc.start})") from None
     try:
-        data = json.loads(text, object_pairs_hook=no_duplicate_keys)
+        data = load_json_text(text, file, object_pairs_hook=no_duplicate_keys)
     except json.JSONDecodeError as exc:
         raise InputFileError(
             f"{file}: invalid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}"
@@ -126,6 +128,10 @@ class _JsonToolReader:
             raise InputFileError(
                 f"{self.source}: expected a JSON list of tool definitions at {where}, "
                 f"found {_json_type(data)}"
+            )
+        if not data:
+            raise InputFileError(
+                f"{self.source}: no tool definitions at {where}: a fuzz run needs at least one"
             )
         tools: list[Tool] = []
         seen: set[str] = set()
