@@ -38,10 +38,16 @@ def _linear(text: str) -> int:
 
 
 def test_a_quadratic_parser_fails_its_exponent_and_a_linear_one_passes() -> None:
-    sizes = [4_000, 16_000, 64_000]
-    bad = growth("quadratic", _quadratic, "long thought", long_thought, sizes, repeat=2)
-    good = growth("linear", _linear, "long thought", long_thought, sizes, repeat=2)
-    assert bad.relative_exponent > 1.5 and bad.met is False
+    # best of five, at sizes where each call takes long enough to time; a loaded machine
+    # can still spoil one measurement, so the verdict is the best of three attempts
+    for _attempt in range(3):
+        bad = growth("quadratic", _quadratic, "long thought", long_thought,
+                     [4_000, 8_000, 16_000])
+        good = growth("linear", _linear, "long thought", long_thought,
+                      [32_000, 128_000, 512_000])
+        if bad.relative_exponent > 1.6 and good.relative_exponent < EXPONENT_LIMIT + 0.3:
+            break
+    assert bad.relative_exponent > 1.6 and bad.met is False
     assert good.relative_exponent < EXPONENT_LIMIT + 0.3
     table = render_sizes([bad, good])
     assert "quadratic" in table and "NO" in table
