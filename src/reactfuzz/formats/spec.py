@@ -50,8 +50,8 @@ __all__ = ["Format", "Labels"]
 
 _LABEL_RE = re.compile(r"^[^\W\d][\w .\-]*$")
 _TAG_RE = re.compile(r"^[A-Za-z_][\w.\-]*$")
-_JSON_FIELDS = ("fence", "fence_optional", "tool_key", "args_key", "answer_key")
-"""The JSON families' fields (a format of another family keeps their defaults)."""
+_JSON_FIELDS = ("fence", "fence_optional", "tool_key", "args_key", "answer_key", "think")
+"""The JSON and tag families' fields (a format of another family keeps their defaults)."""
 
 
 class Labels(BaseModel):
@@ -151,6 +151,12 @@ class Format(BaseModel):
     written in the opening tag (``<function=NAME>{arguments}</function>``)."""
     think_tag: str = "think"
     """The element that holds a thought before the call or answer (``<think>...</think>``)."""
+    think: Literal["always", "calls", "never"] = "calls"
+    """Where the tag family writes a thought: ``calls``, in a think block before a call and
+    not before an answer (the answer is the message's whole text, as frameworks hand it
+    over); ``always``, a think block before calls and answers (a reasoning model whose
+    client keeps the block in the message); ``never``, as free text before a call and not
+    before an answer. Read either way: a think block is optional before both."""
     action_template: str | None = None
     """How the ``template`` family writes an action (placeholders ``{tool}``, ``{args}``,
     ``{arguments_json}``, ``{arg1}``...)."""
