@@ -12,6 +12,7 @@ frameworks do (left alone) and one that does not (caught).
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -23,10 +24,11 @@ from reactfuzz import Call, FinalAnswer, grammar_parse
 from reactfuzz.dispatch import bind_typed
 from reactfuzz.errors import FormatError
 from reactfuzz.formats import Format, get_format, load_format
-from reactfuzz.model import Step
+from reactfuzz.model import Action, Step
 from reactfuzz.oracle import judge
 from reactfuzz.render import render, representable, written_form
 from reactfuzz.strategies import Scenario, scenarios
+from reactfuzz.strategies.abuses._parts import args_object
 from reactfuzz.tools import default_registry
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -127,3 +129,107 @@ def test_think_is_read_only_by_the_tag_family(tmp_path: Path) -> None:
         _with("json-blob", tmp_path, think="never")
     with pytest.raises(FormatError, match="think"):
         _with("tool-call", tmp_path, think="sometimes")
+
+
+# --------------------------------------------------------------------------- JSON edits
+
+JSON_FORMATS = ["tool-call", "function-tag", "json-blob", "json-blob-fenced",
+                "action-input-json", "json-args", GRIPTAPE]
+EDITS = ["malformed.invalid-json", "extra.duplicate-name", "malformed.unbalanced-bracket"]
+
+
+@pytest.mark.parametrize("abuse", EDITS)
+@pytest.mark.parametrize("fmt", JSON_FORMATS, ids=lambda f: Path(f).stem)
+def test_json_edits_land_inside_the_arguments_object(fmt: str, abuse: str) -> None:
+    """The text around the arguments (the template's literal text, the closing tag, a
+    wrapper's keys) is exactly what the clean rendering writes."""
+    f = get_format(fmt)
+    seen: list[Scenario] = []
+
+    @_settings(12)
+    @given(sc=scenarios(REG, f, abuses=[abuse]))
+    def check(sc: Scenario) -> None:
+        assert isinstance(sc.intent, Call)
+        clean = render(sc.intent, f, thought="T")
+        start, end, _ = args_object(clean, sc.intent)
+        before = clean[clean.rfind("\n", 0, start) + 1 : start]
+        _, sep, tail = sc.raw.partition(before)
+        assert sep and tail.endswith(clean[end:]), (sc.raw, clean)
+        edited = tail[: len(tail) - len(clean[end:])]
+        assert edited != clean[start:end]
+        if abuse == "extra.duplicate-name":  # the repeated key is one of the object's own
+            keys = [k for k, _ in json.loads(edited, object_pairs_hook=lambda p: p)]
+            assert len(keys) == len(set(keys)) + 1, edited
+        seen.append(sc)
+
+    check()
+    assert seen
+
+
+def _no_dupes(pairs: list[tuple[str, object]]) -> dict[str, object]:
+    keys = [k for k, _ in pairs]
+    if len(set(keys)) != len(keys):
+        raise ValueError("duplicate key")
+    return dict(pairs)
+
+
+def _top_level_keys_ignored(text: str) -> Step:
+    """smolagents' reading of a blob: name and arguments, other keys ignored, a key given
+    twice inside the arguments refused."""
+    blob = text[text.find("{") : text.rfind("}") + 1]
+    try:
+        obj = json.loads(blob, object_pairs_hook=_no_dupes)
+    except ValueError:
+        return grammar_parse("", "json-blob")  # an invalid Step
+    args = obj["arguments"]
+    return Step(action=Action(obj["name"], json.dumps(args), tuple(args.values()), tuple(args)))
+
+
+def _last_value_wins(text: str) -> Step:
+    """The same reader with plain ``json.loads``: a repeated key keeps its last value."""
+    obj = json.loads(text[text.find("{") : text.rfind("}") + 1])
+    args = obj["arguments"]
+    return Step(action=Action(obj["name"], json.dumps(args), tuple(args.values()), tuple(args)))
+
+
+def test_duplicate_name_in_json_blob_is_the_arguments_key() -> None:
+    # left alone: the repeated key is refused inside the arguments; extra top-level keys
+    # (which the operator used to write) would not be a repetition at all
+    with pytest.raises(NoSuchExample):
+        find(scenarios(REG, "json-blob", abuses=["extra.duplicate-name"]),
+             _fault(_top_level_keys_ignored, "json-blob"), settings=_settings(30))
+    sc = find(scenarios(REG, "json-blob", abuses=["extra.duplicate-name"]),
+              _fault(_last_value_wins, "json-blob"), settings=_settings(30))
+    obj = json.loads(sc.completion[sc.completion.find("{"):])
+    assert set(obj) == {"name", "arguments"} and obj["arguments"]
+
+
+def _griptape_like(text: str, *, strict: bool = False) -> Step:
+    """griptape's reading: the first ``[`` after ``Actions:`` to the last ``]``, decoded
+    (``strict``: a key given twice is refused); no list: the raw text is the answer."""
+    m = re.search(r"Actions:[^\[]*(\[.*\])", text, re.DOTALL)
+    if m is None:
+        return Step(answer=text)
+    try:
+        actions = json.loads(m.group(1), object_pairs_hook=_no_dupes if strict else None)
+    except ValueError:
+        return grammar_parse("", GRIPTAPE)  # an invalid Step: an error artifact
+    a = actions[0]
+    args = a["input"]
+    return Step(action=Action(a["path"], json.dumps(args), tuple(args.values()), tuple(args)))
+
+
+@pytest.mark.parametrize("abuse", EDITS)
+def test_template_json_edits_leave_a_griptape_reader_alone(abuse: str) -> None:
+    """The edit breaks the arguments, not the list around them: the reader refuses the
+    JSON (or the repeated key) instead of taking the whole text for an answer."""
+    with pytest.raises(NoSuchExample):
+        find(scenarios(REG, GRIPTAPE, abuses=[abuse]),
+             _fault(lambda t: _griptape_like(t, strict=True), GRIPTAPE),
+             settings=_settings(30))
+
+
+def test_a_repeated_key_inside_the_template_catches_last_value_wins() -> None:
+    sc = find(scenarios(REG, GRIPTAPE, abuses=["extra.duplicate-name"]),
+              _fault(_griptape_like, GRIPTAPE), settings=_settings(30))
+    assert sc.completion.endswith(' (2)"}}]')
