@@ -233,3 +233,55 @@ def test_a_repeated_key_inside_the_template_catches_last_value_wins() -> None:
     sc = find(scenarios(REG, GRIPTAPE, abuses=["extra.duplicate-name"]),
               _fault(_griptape_like, GRIPTAPE), settings=_settings(30))
     assert sc.completion.endswith(' (2)"}}]')
+
+
+# --------------------------------------------------------------------------- observation label
+
+
+def test_griptape_observation_label_is_its_response_token() -> None:
+    fmt = get_format(GRIPTAPE)
+    assert fmt.label("observation") == "<|Response|>:"
+    sc = find(scenarios(REG, fmt, abuses=["fabricated.observation-no-stop"]),
+              lambda s: True, settings=_settings(3))
+    assert "\n<|Response|>: " in sc.completion
+    # the client's stop word cuts what a model following griptape's prompt invents
+    sc = find(scenarios(REG, fmt, abuses=["fabricated.observation"]),
+              lambda s: True, settings=_settings(3))
+    assert sc.raw.count("<|Response|>") == 1 and "<|Response|>" not in sc.completion
+    step = grammar_parse(sc.raw, fmt)
+    assert step.invalid is not None and step.invalid.code == "fabricated-observation"
+
+
+def test_a_lenient_reader_is_caught_without_the_stop_word() -> None:
+    """griptape-like reading ignores text after the list; with no stop word the invented
+    answer is not what it returns, so nothing is hijacked: a reader that takes the last
+    'Answer:' instead is caught."""
+    def answer_wins(text: str) -> Step:
+        m = re.search(r"(?m)^Answer: (.*)$", text)
+        return Step(answer=m.group(1)) if m else _griptape_like(text)
+
+    sc = find(scenarios(REG, GRIPTAPE, abuses=["fabricated.observation-no-stop"]),
+              _fault(answer_wins, GRIPTAPE), settings=_settings(20))
+    assert "<|Response|>:" in sc.completion
+
+
+@pytest.mark.parametrize(("label", "ok"), [
+    ("<|Response|>", True), ("Tool Output", True), ("[[result]]", True),
+    ("a:b", False), (" x", False), ("x\ny", False), ("", False),
+])
+def test_observation_label_may_be_a_token_without_colon_or_spaces(
+        tmp_path: Path, label: str, ok: bool) -> None:
+    path = tmp_path / "obs.toml"
+    path.write_text(f'base = "bracket"\n[labels]\nobservation = {json.dumps(label)}\n')
+    if ok:
+        assert load_format(path).label("observation") == f"{label}:"
+    else:
+        with pytest.raises(FormatError, match="observation label"):
+            load_format(path)
+
+
+def test_other_labels_are_still_words(tmp_path: Path) -> None:
+    path = tmp_path / "act.toml"
+    path.write_text('base = "bracket"\n[labels]\naction = "<|Act|>"\n')
+    with pytest.raises(FormatError, match="must start with a letter"):
+        load_format(path)

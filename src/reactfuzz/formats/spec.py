@@ -66,12 +66,28 @@ class Labels(BaseModel):
     answer: str | None = "Answer"
     headers: tuple[str, ...] = ("Question",)
 
-    @field_validator("thought", "action", "action_input", "observation", "answer")
+    @field_validator("thought", "action", "action_input", "answer")
     @classmethod
     def _word(cls, v: str | None) -> str | None:
         if v is not None and not _LABEL_RE.fullmatch(v):
             raise ValueError(
                 f"label {v!r} must start with a letter and use letters, digits, spaces, '.' or '-'"
+                " (write it without the colon)"
+            )
+        return v
+
+    @field_validator("observation")
+    @classmethod
+    def _observation(cls, v: str) -> str:
+        """The observation label may be any printable token (griptape's ``<|Response|>``):
+        the model never writes it as part of an intent, only the client and a fabricated
+        observation do, and every reader escapes it; a colon, a line break or outer
+        spaces would make the label's own end ambiguous."""
+        if _LABEL_RE.match(v):
+            return v
+        if not v or not v.isprintable() or v != v.strip() or ":" in v:
+            raise ValueError(
+                f"observation label {v!r} must be printable, without a colon or outer spaces"
                 " (write it without the colon)"
             )
         return v
