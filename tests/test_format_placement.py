@@ -285,3 +285,50 @@ def test_other_labels_are_still_words(tmp_path: Path) -> None:
     path.write_text('base = "bracket"\n[labels]\naction = "<|Act|>"\n')
     with pytest.raises(FormatError, match="must start with a letter"):
         load_format(path)
+
+
+# --------------------------------------------------------------------------- skips and selections
+
+LABEL_OPS = ["label.case", "label.spacing", "label.numbering", "label.odd-line-break",
+             "markup.emphasis", "markup.block", "variant.case", "variant.spacing",
+             "size.long-run"]
+
+
+def test_label_operators_skip_tag_formats_saying_why() -> None:
+    """They would write the clean rendering (no label to vary) or break the closing tag."""
+    from reactfuzz.engine import FuzzConfig, run_fuzz
+    from reactfuzz.strategies import ABUSES
+
+    for op in LABEL_OPS:
+        assert not ABUSES[op].applies_to("tool-call") and not ABUSES[op].applies_to(
+            "function-tag"), op
+        assert ABUSES[op].applies_to("bracket") and ABUSES[op].applies_to(GRIPTAPE), op
+    run = run_fuzz(FuzzConfig(targets=["grammar"], format="tool-call", seed=1, max_examples=5,
+                              corpus=None, abuses=["clean.render", "label.case",
+                                                   "variant.case"]))
+    skipped = {o.abuse: o.skipped for o in run.operators}
+    assert skipped["clean.render"] == ""
+    assert skipped["label.case"] == ("does not apply to tool-call: it needs an action label"
+                                     " the format writes at a line start")
+    assert skipped["variant.case"].endswith("it needs labels the format writes at line starts")
+
+
+def test_a_selection_of_operators_none_of_which_applies_is_refused() -> None:
+    from reactfuzz.engine import FuzzConfig, run_fuzz
+    from reactfuzz.errors import UsageError
+
+    with pytest.raises(UsageError, match=r"none of the selected operators \(json\.nested.*"
+                       r"applies to format 'bracket'; the operators that apply: clean\.render"):
+        run_fuzz(FuzzConfig(targets=["grammar"], format="bracket", seed=1, max_examples=5,
+                            corpus=None, abuses=["json.nested", "json.comment"]))
+
+
+def test_abuse_family_that_does_not_apply_is_one_line_exit_2(capsys) -> None:
+    from reactfuzz.cli import main
+
+    code = main(["fuzz", "--target", "classic-bracket", "--abuse", "json.*", "--no-corpus",
+                 "-q"])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and len(err) == 1, err
+    assert "none of the selected operators (json.nested" in err[0]
+    assert "the operators that apply: clean.render" in err[0]
