@@ -110,11 +110,11 @@ def test_clean_answers_are_read_right_by_a_whole_message_reader(base: str, tmp_p
     fmt = get_format(base)
     with pytest.raises(NoSuchExample):
         find(scenarios(REG, fmt, abuses=["clean.render"]), _fault(_whole_text_answer(fmt), fmt),
-             settings=_settings(40))
+             settings=_settings(20))
     # the same reader is caught where the format keeps a think block before answers
     always = _with(base, tmp_path, think="always")
     sc = find(scenarios(REG, always, abuses=["clean.render"]),
-              _fault(_whole_text_answer(always), always), settings=_settings(40))
+              _fault(_whole_text_answer(always), always), settings=_settings(20))
     assert sc.completion.startswith("<think>")
 
 
@@ -146,7 +146,7 @@ def test_json_edits_land_inside_the_arguments_object(fmt: str, abuse: str) -> No
     f = get_format(fmt)
     seen: list[Scenario] = []
 
-    @_settings(12)
+    @_settings(10)
     @given(sc=scenarios(REG, f, abuses=[abuse]))
     def check(sc: Scenario) -> None:
         assert isinstance(sc.intent, Call)
@@ -197,7 +197,7 @@ def test_duplicate_name_in_json_blob_is_the_arguments_key() -> None:
     # (which the operator used to write) would not be a repetition at all
     with pytest.raises(NoSuchExample):
         find(scenarios(REG, "json-blob", abuses=["extra.duplicate-name"]),
-             _fault(_top_level_keys_ignored, "json-blob"), settings=_settings(30))
+             _fault(_top_level_keys_ignored, "json-blob"), settings=_settings(15))
     sc = find(scenarios(REG, "json-blob", abuses=["extra.duplicate-name"]),
               _fault(_last_value_wins, "json-blob"), settings=_settings(30))
     obj = json.loads(sc.completion[sc.completion.find("{"):])
@@ -226,7 +226,7 @@ def test_template_json_edits_leave_a_griptape_reader_alone(abuse: str) -> None:
     with pytest.raises(NoSuchExample):
         find(scenarios(REG, GRIPTAPE, abuses=[abuse]),
              _fault(lambda t: _griptape_like(t, strict=True), GRIPTAPE),
-             settings=_settings(30))
+             settings=_settings(15))
 
 
 def test_a_repeated_key_inside_the_template_catches_last_value_wins() -> None:
@@ -303,7 +303,7 @@ def test_label_operators_skip_tag_formats_saying_why() -> None:
         assert not ABUSES[op].applies_to("tool-call") and not ABUSES[op].applies_to(
             "function-tag"), op
         assert ABUSES[op].applies_to("bracket") and ABUSES[op].applies_to(GRIPTAPE), op
-    run = run_fuzz(FuzzConfig(targets=["grammar"], format="tool-call", seed=1, max_examples=5,
+    run = run_fuzz(FuzzConfig(targets=["grammar"], format="tool-call", seed=1, max_examples=2,
                               corpus=None, abuses=["clean.render", "label.case",
                                                    "variant.case"]))
     skipped = {o.abuse: o.skipped for o in run.operators}
