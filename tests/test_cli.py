@@ -116,6 +116,9 @@ def test_parse_transcript_mode(capsys, tmp_path: Path) -> None:
 def _transcripts(fmt: str) -> list[str]:
     """Transcripts made here, by the renderer: two good, one with a real defect."""
     f = BUILTIN_FORMATS[fmt]
+    # a tag format writes no think block before an answer by default, and noise followed
+    # by an unmarked answer is a longer answer: the answer's think block makes it a defect
+    last = f.model_copy(update={"think": "always"}) if f.family.bare_answer else f
     good = []
     for q, call in [("Who?", Call("search", ("Ada Lovelace",))), ("When?", Call("search", ("1843",)))]:
         obs = f"{f.label('observation', 1)} some text\nmore text"
@@ -123,7 +126,7 @@ def _transcripts(fmt: str) -> list[str]:
             f"{f.labels.headers[-1]}: {q}",
             render(call, f, thought="look it up", step=1),
             obs,
-            render(FinalAnswer("done"), f, thought="enough", step=2),
+            render(FinalAnswer("done"), last, thought="enough", step=2),
         ]) + "\n")
     bad = good[0].replace("more text", "more text\n\nharness noise")
     return [*good, bad]

@@ -144,7 +144,8 @@ def test_tool_call_writes_the_nous_template() -> None:
         '{"name": "search", "arguments": {"query": "Paris"}}\n</tool_call>'
     )
     assert render(call, "function-tag") == '<function=search>{"query": "Paris"}</function>'
-    assert render(FinalAnswer("done"), "tool-call", thought="ok") == "<think>\nok\n</think>\ndone"
+    # an answer is the whole message: no think block before it (format data: `think`)
+    assert render(FinalAnswer("done"), "tool-call", thought="ok") == "done"
     assert render(Call("search", ("a, b",)), "react-single") == "Action: search[a, b]"
 
 

@@ -95,6 +95,10 @@ APPLIES = {
     "prose.opens-with-stop": {f for f, fmt in BUILTIN_FORMATS.items() if fmt.stop},
     # only where the action's JSON holds more than the arguments object
     "layout.pretty-action": {"json-blob", "json-blob-fenced", "tool-call"},
+    # a tag format writes no label: there is nothing to vary, emphasise or pad
+    **{op: set(BUILTIN_FORMATS) - TAG_FORMATS for op in (
+        "markup.emphasis", "markup.block", "variant.case", "variant.spacing",
+        "size.long-run")},
 }
 
 

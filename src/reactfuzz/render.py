@@ -31,13 +31,14 @@ def render(
 ) -> str:
     """Write ``intent`` as a completion in ``fmt`` (what a model would write).
 
-    ``thought`` adds a thought line; ``step`` is the label number for numbered formats;
+    ``thought`` adds a thought line (where the format writes one before ``intent``);
+    ``step`` is the label number for numbered formats;
     ``quote=True`` writes bracket arguments that need it as JSON strings (the canonical
     form) instead of bare, as models do.
     """
     fmt = get_format(fmt)
     lines: list[str] = []
-    if thought is not None:
+    if thought is not None and fmt.family.writes_thought(intent, fmt):
         lines.extend(fmt.family.write_thought(thought, fmt, step=step))
     lines.extend(fmt.family.write(intent, fmt, step=step, quote=quote))
     return "\n".join(lines)

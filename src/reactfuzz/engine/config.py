@@ -22,7 +22,8 @@ from ..tools import ToolRegistry
 from .checks import Check, get_checks
 from .corpus import iter_corpus
 
-__all__ = ["FuzzConfig", "Plan", "auto_dispatcher", "operator_seed", "resolve"]
+__all__ = ["FuzzConfig", "Plan", "auto_dispatcher", "operator_seed", "require_applicable",
+           "resolve"]
 
 
 def auto_dispatcher(target: str) -> str:
@@ -93,6 +94,18 @@ def resolve(config: FuzzConfig) -> Plan:
         get_dispatcher(d)
     return Plan(seed, fmt, checks, list(wanted), dispatchers, load_tools(config.tools),
                 _baseline_keys(config.baseline))
+
+
+def require_applicable(abuses: list[str] | None, fmt: Format) -> None:
+    """Refuse a selection of operators none of which applies to ``fmt`` (an explicit
+    ``--abuse`` that would otherwise end in an empty run), naming those that apply."""
+    if abuses is None or any(ABUSES[a].applies_to(fmt) for a in abuses):
+        return
+    chosen = ", ".join(abuses)
+    raise UsageError(
+        f"none of the selected operators ({chosen}) applies to format {fmt.name!r};"
+        f" the operators that apply: {', '.join(abuse_ids(fmt))}"
+    )
 
 
 def _baseline_keys(baseline: str | None) -> frozenset[tuple[str, ...]]:

@@ -33,7 +33,7 @@ from ..strategies import (
 from ..targets import Target, load_target, load_tools
 from ..tools import ToolRegistry
 from .checks import get_checks
-from .config import FuzzConfig, auto_dispatcher, operator_seed
+from .config import FuzzConfig, auto_dispatcher, operator_seed, require_applicable
 from .corpus import Finding, iter_corpus, save_finding
 from .events import EventSink, ExamplesRan, FindingFound, RunFinished, RunStarted
 from .example import examine, to_finding
@@ -164,6 +164,7 @@ def explore(config: ExploreConfig, emit: EventSink | None = None) -> ExploreResu
     registry = load_tools(config.tools)
     dispatcher = auto_dispatcher(config.target) if config.dispatcher == "auto" \
         else config.dispatcher
+    require_applicable(config.abuses, fmt)
     wanted = config.abuses if config.abuses is not None else abuse_ids(fmt)
     wanted = [a for a in wanted if ABUSES[a].applies_to(fmt)]
     checks = get_checks(list(FAST_CHECKS))

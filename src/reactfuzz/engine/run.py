@@ -24,7 +24,7 @@ from ..targets import Target, load_target
 from . import fit as _fit
 from . import pool as _pool
 from . import search as _search_module
-from .config import FuzzConfig, Plan, operator_seed, resolve
+from .config import FuzzConfig, Plan, operator_seed, require_applicable, resolve
 from .corpus import Finding, save_finding
 from .events import (
     EngineEvent,
@@ -61,6 +61,7 @@ def run_fuzz(config: FuzzConfig, emit: EventSink | None = None, *,
     emit = emit or _ignore
     config = _fit.resolve_auto(config)  # format fit: --format auto, then a misfit stops here
     plan = resolve(config)
+    require_applicable(config.abuses, plan.fmt)
     if config.format_fit:
         _fit.check_fit(config, plan.fmt, plan.registry)
     config = replace(config, seed=plan.seed)
@@ -133,7 +134,9 @@ def _run_here(config: FuzzConfig, plan: Plan, summary: RunSummary, emit: EventSi
                 stats = OperatorStats(name, abuse)
                 summary.operators.append(stats)
                 if not ABUSES[abuse].applies_to(fmt):
-                    stats.skipped = f"does not apply to {fmt.name}"
+                    needs = ABUSES[abuse].needs
+                    stats.skipped = (f"does not apply to {fmt.name}"
+                                     + (f": it needs {needs}" if needs else ""))
                     continue
                 if deadline is not None and time.monotonic() > deadline:
                     stats.skipped = "time budget spent"

@@ -195,6 +195,11 @@ class Family:
         """The lines of a thought before the action or answer (the thought label, by default)."""
         return [f"{fmt.label('thought', step)} {text}"]
 
+    def writes_thought(self, intent: Intent, fmt: Format) -> bool:
+        """Whether a thought is written before ``intent`` (a format may write none before
+        an answer whose text is the whole message)."""
+        return True
+
     def read_answer(self, node: Tree, text: str, fmt: Format) -> str:
         """The final answer of the ``answer`` tree ``node`` (after its label, to the end)."""
         return rest_text(node, text)

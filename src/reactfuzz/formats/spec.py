@@ -50,8 +50,8 @@ __all__ = ["Format", "Labels"]
 
 _LABEL_RE = re.compile(r"^[^\W\d][\w .\-]*$")
 _TAG_RE = re.compile(r"^[A-Za-z_][\w.\-]*$")
-_JSON_FIELDS = ("fence", "fence_optional", "tool_key", "args_key", "answer_key")
-"""The JSON families' fields (a format of another family keeps their defaults)."""
+_JSON_FIELDS = ("fence", "fence_optional", "tool_key", "args_key", "answer_key", "think")
+"""The JSON and tag families' fields (a format of another family keeps their defaults)."""
 
 
 class Labels(BaseModel):
@@ -66,12 +66,28 @@ class Labels(BaseModel):
     answer: str | None = "Answer"
     headers: tuple[str, ...] = ("Question",)
 
-    @field_validator("thought", "action", "action_input", "observation", "answer")
+    @field_validator("thought", "action", "action_input", "answer")
     @classmethod
     def _word(cls, v: str | None) -> str | None:
         if v is not None and not _LABEL_RE.fullmatch(v):
             raise ValueError(
                 f"label {v!r} must start with a letter and use letters, digits, spaces, '.' or '-'"
+                " (write it without the colon)"
+            )
+        return v
+
+    @field_validator("observation")
+    @classmethod
+    def _observation(cls, v: str) -> str:
+        """The observation label may be any printable token (griptape's ``<|Response|>``):
+        the model never writes it as part of an intent, only the client and a fabricated
+        observation do, and every reader escapes it; a colon, a line break or outer
+        spaces would make the label's own end ambiguous."""
+        if _LABEL_RE.match(v):
+            return v
+        if not v or not v.isprintable() or v != v.strip() or ":" in v:
+            raise ValueError(
+                f"observation label {v!r} must be printable, without a colon or outer spaces"
                 " (write it without the colon)"
             )
         return v
@@ -151,6 +167,12 @@ class Format(BaseModel):
     written in the opening tag (``<function=NAME>{arguments}</function>``)."""
     think_tag: str = "think"
     """The element that holds a thought before the call or answer (``<think>...</think>``)."""
+    think: Literal["always", "calls", "never"] = "calls"
+    """Where the tag family writes a thought: ``calls``, in a think block before a call and
+    not before an answer (the answer is the message's whole text, as frameworks hand it
+    over); ``always``, a think block before calls and answers (a reasoning model whose
+    client keeps the block in the message); ``never``, as free text before a call and not
+    before an answer. Read either way: a think block is optional before both."""
     action_template: str | None = None
     """How the ``template`` family writes an action (placeholders ``{tool}``, ``{args}``,
     ``{arguments_json}``, ``{arg1}``...)."""

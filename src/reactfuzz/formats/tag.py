@@ -4,8 +4,10 @@ The Hermes/Nous function-calling text protocol (Qwen's default, camel-ai's Share
 reader) and its attribute variant ``<function=NAME>{...}</function>`` (camel-ai's tool
 prompt), chosen by ``Format.tag_style``. A thought is free text before the tag, or a
 ``<think>...</think>`` block; a completion with no tag is the final answer, all of its
-text. The tag names and JSON keys are the format's data (``tag``, ``think_tag``,
-``tool_key``, ``args_key``).
+text after an optional think block. The tag names and JSON keys are the format's data
+(``tag``, ``think_tag``, ``tool_key``, ``args_key``), and so is where the writer puts a
+thought (``think``: a think block before calls only, by default; before answers too; or
+free text before a call).
 """
 
 from __future__ import annotations
@@ -16,7 +18,16 @@ from typing import TYPE_CHECKING, ClassVar
 
 from lark import Token, Tree
 
-from ..model import Action, Call, DuplicateKeyError, FinalAnswer, Invalid, Step, no_duplicate_keys
+from ..model import (
+    Action,
+    Call,
+    DuplicateKeyError,
+    FinalAnswer,
+    Intent,
+    Invalid,
+    Step,
+    no_duplicate_keys,
+)
 from ..model import to_jsonable as _jsonable
 from .family import Family, Representability, caret_context, register_family
 from .json_args import JsonArgsFamily
@@ -38,7 +49,7 @@ class TagFamily(Family):
     terminals: tuple[str, ...] = ("OPEN", "CLOSE")
     action_shape = '<tool_call>{"name": ..., "arguments": {...}}</tool_call>'
     bare_answer = True
-    format_fields: ClassVar[tuple[str, ...]] = ("tool_key", "args_key")
+    format_fields: ClassVar[tuple[str, ...]] = ("tool_key", "args_key", "think")
     open, close, separator, quote = "{", "}", ",", '"'
     named_args = True
     json_arguments = True
@@ -57,7 +68,14 @@ class TagFamily(Family):
         """The opening tag of a call of ``tool``."""
         return f"<{fmt.tag}={tool}>" if fmt.tag_style == "attribute" else f"<{fmt.tag}>"
 
+    def writes_thought(self, intent: Intent, fmt: Format) -> bool:
+        """A thought before an answer only where the format keeps a think block there."""
+        return fmt.think == "always" or not isinstance(intent, FinalAnswer)
+
     def write_thought(self, text: str, fmt: Format, *, step: int = 1) -> list[str]:
+        """A ``<think>`` block, or (``think = "never"``) the thought as free text."""
+        if fmt.think == "never":
+            return [text]
         return [f"<{fmt.think_tag}>", text, f"</{fmt.think_tag}>"]
 
     def write_answer(self, answer: FinalAnswer, fmt: Format, *, step: int = 1) -> list[str]:

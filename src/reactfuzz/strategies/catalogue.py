@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 from ..formats import Format, get_format
 from ..kinds import ANY_REFUSAL
-from ..model import Call, Intent
+from ..model import Call, FinalAnswer, Intent
 from ..oracle import Expectation, Policy
 from ..registry import Registry
 from ..render import render
@@ -38,6 +38,7 @@ __all__ = [
     "register_abuse",
     "single_arg_ok",
     "typed_params",
+    "writes_label",
 ]
 
 
@@ -99,6 +100,8 @@ class Abuse:
     breaks_none_because: str = ""
     no_stop: bool = False
     """The text reaches the parser without the provider's stop-sequence cut."""
+    needs: str = ""
+    """What a format must have for the operator to apply, said when it is skipped."""
 
     def applies_to(self, fmt: Format | str) -> bool:
         """Whether this operator means anything in the format."""
@@ -120,19 +123,21 @@ def register_abuse(
     breaks: tuple[str, ...] = (),
     breaks_none_because: str = "",
     no_stop: bool = False,
+    needs: str = "",
 ) -> Callable[[Callable[[Context], Writing]], Callable[[Context], Writing]]:
     """Register an abuse operator (a decorator over ``write(ctx) -> Writing``).
 
     ``breaks`` names the classic designs known to fail on it (the tests check the claim);
     an operator no classic design fails says why in ``breaks_none_because``. A second
     operator with the same id is a :class:`~reactfuzz.errors.UsageError`. ``no_stop=True``:
-    the client sends no stop sequence, so the whole text reaches the parser.
+    the client sends no stop sequence, so the whole text reaches the parser. ``needs`` says
+    what ``applies`` asks of a format (a run that skips the operator says it).
     """
 
     def deco(fn: Callable[[Context], Writing]) -> Callable[[Context], Writing]:
         ABUSES.add(id, Abuse(id, family, description, why, expects, fn,
                              applies or (lambda fmt: True), breaks, breaks_none_because,
-                             no_stop))
+                             no_stop, needs))
         return fn
 
     return deco
@@ -147,6 +152,16 @@ def abuse_ids(fmt: Format | str | None = None) -> list[str]:
 
 def multi_arg(fmt: Format) -> bool:
     return fmt.family.max_args is None
+
+
+def writes_label(*roles: str) -> Callable[[Format], bool]:
+    """An ``applies`` predicate: the format writes a label of ``roles`` (any label when
+    none is named) at a line start of a call or an answer (tag formats write none)."""
+    def applies(fmt: Format) -> bool:
+        probe = "\n".join(render(i, fmt, thought="t") for i in (
+            Call.named("f", a="x"), FinalAnswer("x")))
+        return fmt.line_start_re(*roles).search(probe) is not None
+    return applies
 
 
 def typed_params(tool: Tool) -> list[str]:

@@ -16,6 +16,7 @@ from ..catalogue import (
     register_abuse,
 )
 from ..values import is_free_string
+from ._parts import args_object
 
 
 @register_abuse(
@@ -64,6 +65,8 @@ def _duplicate(ctx: Context) -> Writing:
     name = next(n for n in tool.required_names if is_free_string(tool, n))
     text = ctx.render(base)
     other = json.dumps(f"{base.kwargs()[name]} (2)")
-    text = text[:-1] + f", {json.dumps(name)}: {other}}}"
+    # inside the arguments object, before its closing brace (not beside a wrapper's keys)
+    _, end, _ = args_object(text, base)
+    text = text[: end - 1] + f", {json.dumps(name)}: {other}" + text[end - 1 :]
     return Writing(base, text, Expectation(frozenset({"extra-arg", "ambiguous", "unparseable"}),
                                           allow_intended=False, note="a name given twice"))

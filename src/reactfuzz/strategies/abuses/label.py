@@ -17,6 +17,7 @@ from ..catalogue import (
     line_of,
     register_abuse,
     single_arg_ok,
+    writes_label,
 )
 from ..text import ODD_LINE_BREAKS
 
@@ -31,6 +32,7 @@ def _variant(intent: Intent, new: str) -> Writing:
     description="a label in another case (`action:`, `ACTION:`)",
     why="models drift in case; case-sensitive regexes then miss the action",
     expects="the intended call, or refused (unparseable)",
+    applies=writes_label("action"), needs="an action label the format writes at a line start",
     breaks_none_because="every classic regex is case-sensitive: the variant costs a retry, "
     "not a wrong call",
 )
@@ -49,6 +51,7 @@ def _case(ctx: Context) -> Writing:
     description="spacing around the label's colon (`Action :`, `Action:   x`, `Action:x`)",
     why="`\\s*` after the colon is common, a space before it is not",
     expects="the intended call, or refused (unparseable)",
+    applies=writes_label("action"), needs="an action label the format writes at a line start",
     breaks_none_because="the classic patterns allow any spacing after the colon and refuse a "
     "space before it",
 )
@@ -69,6 +72,7 @@ def _spacing(ctx: Context) -> Writing:
     description="labels numbered in an unnumbered format, or the numbers dropped",
     why="numbering is the ReAct paper's habit; LangChain's copy removed it",
     expects="the intended call, or refused (unparseable)",
+    applies=writes_label(), needs="labels the format writes at line starts",
     breaks_none_because="classic regexes either require the exact label or refuse",
 )
 def _numbering(ctx: Context) -> Writing:
@@ -139,6 +143,7 @@ def _crlf(ctx: Context) -> Writing:
     description="the line break before the action is a Unicode one (`\\u2028`, `\\x85`, `\\r`)",
     why="`re.MULTILINE` and `str.splitlines()` disagree on where the action line starts",
     expects="the intended call, or refused (unparseable)",
+    applies=writes_label("action"), needs="an action label the format writes at a line start",
     breaks_none_because="classic regexes see no action line and refuse; none runs another call",
 )
 def _odd_break(ctx: Context) -> Writing:

@@ -21,6 +21,7 @@ from ..catalogue import (
     typed_params,
 )
 from ..values import argument_values, validates
+from ._parts import args_object
 
 
 @register_abuse(
@@ -57,14 +58,20 @@ def _unbalanced_bracket(ctx: Context) -> Writing:
     text = ctx.render(intent)
     close, open_ = ctx.fmt.family.close, ctx.fmt.family.open
     assert close is not None and open_ is not None
-    where = text.rfind(close)
+    if ctx.fmt.family.json_arguments:
+        # the arguments object's own braces, wherever the format writes it (a template's
+        # placeholder, the inside of a tag or of a wrapper object)
+        start, end, _ = args_object(text, intent)
+        where = end - 1
+    else:
+        where = text.rfind(close)
+        start = text.find(open_, text.find(ctx.fmt.labels.action + ":"))
     how = ctx.draw(st.sampled_from(["drop-close", "extra-open", "close-early"]))
     if how == "drop-close":
         text = text[:where] + text[where + 1 :]
     elif how == "extra-open":
         text = text[:where] + open_ + text[where:]
     else:
-        start = text.find(open_, text.find(ctx.fmt.labels.action + ":"))
         text = text[: start + 1] + close + text[start + 1 :]
     return Writing(intent, text, Expectation(frozenset({"unparseable", "malformed-arg"})))
 
@@ -133,8 +140,10 @@ def _invalid_json(ctx: Context) -> Writing:
     intent = ctx.call(lambda t: bool(t.required_names), optional=False)
     text = ctx.render(intent)
     how = ctx.draw(st.sampled_from(["single-quotes", "trailing-comma", "bare-key", "python"]))
-    start = text.find("{")
-    blob = text[start:]
+    # only the arguments object: the text around it (a tag, a wrapper object, the rest of
+    # a template) stays as the format writes it
+    start, end, _ = args_object(text, intent)
+    blob = text[start:end]
     if how == "single-quotes":
         blob = blob.replace('"', "'")
     elif how == "trailing-comma":
@@ -143,5 +152,5 @@ def _invalid_json(ctx: Context) -> Writing:
         blob = re.sub(r'"(\w+)":', r"\1:", blob, count=1)
     else:
         blob = blob.replace("true", "True").replace("null", "None").replace('"', "'")
-    return Writing(intent, text[:start] + blob,
+    return Writing(intent, text[:start] + blob + text[end:],
                    Expectation(frozenset({"unparseable", "malformed-arg"})))

@@ -21,6 +21,7 @@ from ..catalogue import (
     Writing,
     register_abuse,
     single_arg_ok,
+    writes_label,
 )
 from ..values import validates
 from ._parts import args_object, free_call, render_with
@@ -57,6 +58,7 @@ def _wrap_part(ctx: Context, text: str, part: str) -> str:
     why="chat models format their replies; `\\w+` reads `__search__` as the name and "
     "`tools[name]` dies with KeyError",
     expects="the intended call, or refused (unparseable / unknown-tool)",
+    applies=writes_label("action"), needs="an action label the format writes at a line start",
     breaks=("classic", "classic-unanchored", "classic-action-input"),
 )
 def _emphasis(ctx: Context) -> Writing:
@@ -90,6 +92,7 @@ def _argument(ctx: Context) -> Writing:
     "a bullet before a label, a quote marker",
     why="the label is no longer at column 1, or the action sits between fence lines",
     expects="the intended call, or refused (unparseable)",
+    applies=writes_label("action"), needs="an action label the format writes at a line start",
     breaks_none_because="the anchored classic patterns see no action line and refuse; the "
     "unanchored one runs the action as meant",
 )

@@ -23,6 +23,7 @@ from ..catalogue import (
     free_params,
     register_abuse,
     single_arg_ok,
+    writes_label,
 )
 from ..values import validates
 
@@ -93,6 +94,7 @@ def _long_argument(ctx: Context) -> Writing:
     why="trailing `\\s*$`, `\\s*` after the label and blank-line handling are where nested "
     "quantifiers meet long runs",
     expects="the intended call (blank lines and trailing spaces are allowed), or refused",
+    applies=writes_label("action"), needs="an action label the format writes at a line start",
     breaks_none_because="the classic patterns end in `\\s*$` or strip, which take a run of "
     "whitespace in linear time; a run they cannot read is refused",
 )

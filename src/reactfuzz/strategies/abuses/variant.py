@@ -21,6 +21,7 @@ from ..catalogue import (
     Writing,
     register_abuse,
     single_arg_ok,
+    writes_label,
 )
 
 
@@ -58,6 +59,7 @@ def _vary(ctx: Context, text: str, new: Callable[[re.Match[str]], str]) -> str:
     why="models drift in case; a case-sensitive `\"Answer:\" in text` misses `ANSWER:` and a "
     "case-insensitive one finds it in a thought",
     expects="the intended call or answer, or refused (unparseable)",
+    applies=writes_label(), needs="labels the format writes at line starts",
     breaks_none_because="every classic pattern is case-sensitive: a variant costs a retry",
 )
 def _case(ctx: Context) -> Writing:
@@ -79,6 +81,7 @@ def _case(ctx: Context) -> Writing:
     "two spaces inside a two-word label",
     why="`\\s*` after the colon is common, a space before it or inside the label is not",
     expects="the intended call or answer, or refused (unparseable)",
+    applies=writes_label(), needs="labels the format writes at line starts",
     breaks_none_because="the classic patterns allow any spacing after the colon and refuse "
     "the other variants",
 )
