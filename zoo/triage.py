@@ -272,6 +272,17 @@ TRIAGE: tuple[Triage, ...] = (
            "agrees-with-grammar@malformed.trailing-text agrees-with-grammar@label.markdown"
            " agrees-with-grammar@label.leading-space agrees-with-grammar@label.crlf"
            " agrees-with-grammar@label.odd-line-break"),
+    # swarms: parse_and_execute_json (tools/tool_parse_exec.py), format json-bare
+    *_rows("swarms_json", _F, "fa-adapter-refusal-kind",
+           "swarms calls the function with **parameters and Python's binding error is"
+           " retried three times, then reported; " + _FA_KIND,
+           "right-rejection@missing.empty-brackets right-rejection@extra.undeclared-name"
+           " right-rejection@malformed.wrong-type"),
+    *_rows("swarms_json", _F, "fa-operator-duplicate-top-level",
+           "extra.duplicate-name writes the repeated argument beside 'name' and 'parameters',"
+           " not inside 'parameters'; swarms reads only those two keys and runs the intended"
+           " call, which the oracle calls wrong",
+           "no-wrong-call@extra.duplicate-name"),
 )
 """Every triaged pattern of the default runs (docs/zoo.md shows the same rows)."""
 

@@ -204,6 +204,12 @@ class Family:
 
     # ---- writer
 
+    def write_turn(self, intent: Intent, fmt: Format, *, thought: str | None = None,
+                   step: int = 1, quote: bool = False) -> list[str]:
+        """The lines of one completion: the thought (if any), then the intent."""
+        lines = [] if thought is None else self.write_thought(thought, fmt, step=step)
+        return [*lines, *self.write(intent, fmt, step=step, quote=quote)]
+
     def write(self, intent: Intent, fmt: Format, *, step: int = 1, quote: bool = False
               ) -> list[str]:
         """The lines that write ``intent`` (an action, or a final answer)."""
