@@ -55,3 +55,18 @@ def test_keys_are_toml_data(tmp_path) -> None:
     p.write_text('base = "json-bare"\nfinish_action = "done"\n')
     with pytest.raises(FormatError, match="plain text"):
         load_format(p)
+
+
+def test_label_leading_space_writes_no_leading_thought_where_none_is_read() -> None:
+    from hypothesis import HealthCheck, given, settings
+
+    from reactfuzz.strategies import scenarios
+    from reactfuzz.tools import default_registry
+
+    @settings(max_examples=8, derandomize=True, database=None, deadline=None,
+              suppress_health_check=list(HealthCheck))
+    @given(sc=scenarios(default_registry(), FMT, abuses=["label.leading-space"]))
+    def check(sc) -> None:
+        assert not sc.completion.startswith(" ")
+
+    check()

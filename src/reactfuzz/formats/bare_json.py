@@ -49,6 +49,7 @@ class BareJsonFamily(Family):
     terminals = ("OBJ_OPEN",)
     action_shape = 'one JSON object {"name": tool, "parameters": {...}}'
     bare_answer = True
+    leading_thought = False  # text before the object makes it no JSON
     open, close, separator, quote = "{", "}", ",", '"'
     named_args = True
     json_arguments = True

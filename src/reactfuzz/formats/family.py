@@ -181,6 +181,9 @@ class Family:
     """How many arguments an action carries (``None``: any number)."""
     bare_answer: bool = False
     """A final answer is the completion's plain text (no answer label, no finish action)."""
+    leading_thought: bool = True
+    """Unlabelled text that starts a completion is the thought (it continues a prompt
+    ending in the thought label); ``False``: the family writes no such continuation."""
 
     def for_format(self, fmt: Format) -> Family:
         """The family as ``fmt`` uses it (a family whose operator data depends on the

@@ -97,6 +97,7 @@ class SectionsFamily(Family):
     named_args = True
     json_arguments = True
     delimiters: tuple[str, ...] = ('"', "\\", "}", "{", ",", ":", "[[ ## ")
+    leading_thought = False  # every field has its header; no prompt ends in one
 
     def check_format(self, fmt: Format) -> str | None:
         if fmt.labels.answer is None and fmt.finish_action is None:
