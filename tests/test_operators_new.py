@@ -91,10 +91,10 @@ APPLIES = {
     # a brace needs a format whose arguments open with one (action-input: a bare line)
     "prose.lone-brace": set(BUILTIN_FORMATS) - {"action-input"},
     # only where the answer is a finish action
-    "prose.plain-answer": {"paper", "json-blob", "json-blob-fenced", "react-single"},
+    "prose.plain-answer": {"paper", "json-blob", "json-blob-fenced", "react-single", "dspy-react"},
     "prose.opens-with-stop": {f for f, fmt in BUILTIN_FORMATS.items() if fmt.stop},
     # only where the action's JSON holds more than the arguments object
-    "layout.pretty-action": {"json-blob", "json-blob-fenced", "tool-call"},
+    "layout.pretty-action": {"json-blob", "json-blob-fenced", "tool-call", "json-bare"},
 }
 
 
