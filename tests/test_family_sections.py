@@ -84,7 +84,7 @@ def test_toml_sets_field_names_markers_and_an_answer_field(tmp_path) -> None:
 
 @pytest.mark.parametrize("body, key", [
     ('base = "dspy-react"\nsection = "[[ {} {} ]]"\n', "section"),
-    ('base = "dspy-react"\n[labels]\naction = "next_thought"\n', "must differ"),
+    ('base = "dspy-react"\nsection_end = "next_thought"\n', "must differ"),
     ('base = "bracket"\nsection = "<{}>"\n', "read only by the sections family"),
 ])
 def test_bad_section_keys_are_one_line(tmp_path, body: str, key: str) -> None:
