@@ -294,7 +294,7 @@ answer = "AI"
         ("base = 'bracket'\nfence = 'json'\n", r"'fence' is read only by the action_input_json"
          r" and json_blob families, not by bracket"),
         ("base = 'action-input-json'\ntool_key = 'tool'\n",
-         r"'tool_key' is read only by the json_blob and tag families, not by action_input_json"),
+         r"'tool_key' is read only by the bare_json and json_blob and tag families, not by action_input_json"),
         ("base = 'json-blob'\nfinish_action = ''\n[labels]\nanswer = 'x:'\n",
          r"key 'labels.answer': .*colon"),
         ("syntax = 'json-blob'\narguments = 'comma'\n", r"does not go with arguments"),

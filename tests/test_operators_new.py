@@ -77,7 +77,7 @@ def test_new_operators_are_registered_after_the_others_and_documented() -> None:
 
 
 JSON_FORMATS = {"json-args", "action-input-json", "json-blob", "json-blob-fenced", "tool-call",
-                "function-tag"}
+                "function-tag", "dspy-react", "json-bare"}
 TAG_FORMATS = {"tool-call", "function-tag"}
 APPLIES = {
     # operator: the built-in formats it applies to (from the family's attributes); the
@@ -87,16 +87,16 @@ APPLIES = {
     "json.comment": JSON_FORMATS,
     "json.label-in-string": JSON_FORMATS,
     # a tag format's answer is unmarked text: answer + action is a thought and an action
-    "order.answer-and-action": set(BUILTIN_FORMATS) - TAG_FORMATS,
+    "order.answer-and-action": set(BUILTIN_FORMATS) - TAG_FORMATS - {"json-bare"},
     # a brace needs a format whose arguments open with one (action-input: a bare line)
     "prose.lone-brace": set(BUILTIN_FORMATS) - {"action-input"},
     # only where the answer is a finish action
-    "prose.plain-answer": {"paper", "json-blob", "json-blob-fenced", "react-single"},
+    "prose.plain-answer": {"paper", "json-blob", "json-blob-fenced", "react-single", "dspy-react"},
     "prose.opens-with-stop": {f for f, fmt in BUILTIN_FORMATS.items() if fmt.stop},
     # only where the action's JSON holds more than the arguments object
-    "layout.pretty-action": {"json-blob", "json-blob-fenced", "tool-call"},
-    # a tag format writes no label: there is nothing to vary, emphasise or pad
-    **{op: set(BUILTIN_FORMATS) - TAG_FORMATS for op in (
+    "layout.pretty-action": {"json-blob", "json-blob-fenced", "tool-call", "json-bare"},
+    # a tag, section or bare-JSON format writes no `Label:`: nothing to vary, emphasise or pad
+    **{op: set(BUILTIN_FORMATS) - TAG_FORMATS - {"dspy-react", "json-bare"} for op in (
         "markup.emphasis", "markup.block", "variant.case", "variant.spacing",
         "size.long-run")},
 }

@@ -33,12 +33,10 @@ ZOO: tuple[ZooParser, ...] = (
     ZooParser("qwen_nous", "qwen-agent", "qwen_agent", "tool-call"),
     ZooParser("lagent_react", "lagent", "lagent", "lagent-react.toml"),
     ZooParser("smolagents_json", "smolagents", "smolagents", "json-blob"),
-    ZooParser("dspy_chat", "dspy", "dspy", None,
-              "a family for [[ ## field ## ]] section headers (none planned)"),
+    ZooParser("dspy_chat", "dspy", "dspy", "dspy-react"),
     ZooParser("griptape_actions", "griptape", "griptape", "griptape.toml"),
     ZooParser("camel_hermes", "camel-ai", "camel", "tool-call"),
     ZooParser("camel_function", "camel-ai", "camel", "function-tag"),
-    ZooParser("swarms_json", "swarms", "swarms", None,
-              "a family that writes a bare JSON object, no thought and no label (none planned)"),
+    ZooParser("swarms_json", "swarms", "swarms", "json-bare"),
 )
 """Every zoo parser, in the order the docs list them."""

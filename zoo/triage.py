@@ -272,6 +272,37 @@ TRIAGE: tuple[Triage, ...] = (
            "agrees-with-grammar@malformed.trailing-text agrees-with-grammar@label.markdown"
            " agrees-with-grammar@label.leading-space agrees-with-grammar@label.crlf"
            " agrees-with-grammar@label.odd-line-break"),
+    # dspy: ChatAdapter.parse over the ReAct step signature, format dspy-react
+    *_rows("dspy_chat", _D, "dspy-splitlines-header",
+           "ChatAdapter.parse splits the completion with str.splitlines(), which ends a line"
+           " at \\r, \\x85, \\u2028 too: a header after one inside the thought becomes a"
+           " field, and since the first occurrence of a field wins, the hidden tool runs (or"
+           " the hidden 'finish' ends the run) instead of the one written on visible lines",
+           "no-wrong-call@injected.unicode-line-break"
+           " no-hijacked-answer@injected.unicode-line-break",
+           "stanfordnlp/dspy issues 8379 and 8901 (the same header-per-line matching, the"
+           " other way round: a header inside a line is missed)"),
+    *_rows("dspy_chat", _J, "dspy-first-field-wins",
+           "a field written twice: the first one is kept (`if k not in fields`) and the"
+           " second step is ignored without a word; the ReAct prompt asks for one step",
+           "no-wrong-call@injected.second-action"),
+    *_rows("dspy_chat", _F, "fa-check-text-after-call",
+           "text after '[[ ## completed ## ]]' is an unknown field dspy drops, and a second"
+           " next_thought loses to the first: the model-written Observation reaches nothing;"
+           " no-fabricated-observation judges the completion, not what the parser keeps",
+           "no-fabricated-observation@fabricated.observation"
+           " no-fabricated-observation@fabricated.observation-no-stop"),
+    # swarms: parse_and_execute_json (tools/tool_parse_exec.py), format json-bare
+    *_rows("swarms_json", _F, "fa-adapter-refusal-kind",
+           "swarms calls the function with **parameters and Python's binding error is"
+           " retried three times, then reported; " + _FA_KIND,
+           "right-rejection@missing.empty-brackets right-rejection@extra.undeclared-name"
+           " right-rejection@malformed.wrong-type"),
+    *_rows("swarms_json", _F, "fa-operator-duplicate-top-level",
+           "extra.duplicate-name writes the repeated argument beside 'name' and 'parameters',"
+           " not inside 'parameters'; swarms reads only those two keys and runs the intended"
+           " call, which the oracle calls wrong",
+           "no-wrong-call@extra.duplicate-name"),
 )
 """Every triaged pattern of the default runs (docs/zoo.md shows the same rows)."""
 

@@ -37,11 +37,7 @@ def render(
     form) instead of bare, as models do.
     """
     fmt = get_format(fmt)
-    lines: list[str] = []
-    if thought is not None and fmt.family.writes_thought(intent, fmt):
-        lines.extend(fmt.family.write_thought(thought, fmt, step=step))
-    lines.extend(fmt.family.write(intent, fmt, step=step, quote=quote))
-    return "\n".join(lines)
+    return "\n".join(fmt.family.write_turn(intent, fmt, thought=thought, step=step, quote=quote))
 
 
 def representable(

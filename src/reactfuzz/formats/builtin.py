@@ -26,6 +26,8 @@ from . import action_json  # noqa: F401
 from . import json_blob  # noqa: F401
 from . import tag  # noqa: F401
 from . import template  # noqa: F401
+from . import sections  # noqa: F401
+from . import bare_json  # noqa: F401
 # isort: on
 from .family import FAMILIES
 from .spec import Format, Labels
@@ -125,6 +127,27 @@ camel-ai's tool prompt: `<function=NAME>{"arg": value}</function>`, the tool nam
 the opening tag and the JSON object of named arguments inside, written on one line
 (read over several lines too). Thought: free text or `<think>...</think>` before the
 call; a completion with no tag is the final answer. No stop sequence."""
+
+
+_DSPY_REACT_NOTES = """\
+dspy's chat adapter over the ReAct step signature. Every output field is a header line
+`[[ ## field ## ]]` at column 1 followed by its value (on the same line or the next
+ones): `next_thought`, then `next_tool_name` (one line), then `next_tool_args` (one JSON
+object, may span lines), then the end marker `[[ ## completed ## ]]` (optional: dspy
+reads without it). The tool `finish` ends the loop: that step's thought is the final
+answer. Text before the first header is thought. A missing field, fields out of order,
+an indented or unknown header, invalid JSON, a duplicate key or text after the
+arguments is rejected. The field names are the labels (`[labels] thought = ...`), the
+header template is `section` and the end marker's field `section_end`. No stop
+sequence."""
+
+_JSON_BARE_NOTES = """\
+swarms' JSON tool runner and Llama-style JSON tool calls: the whole completion is one
+JSON object `{"name": tool, "parameters": {...}}` (`tool_key` and `args_key` rename the
+keys), with no thought, label or fence; spaces and blank lines around it are allowed.
+A missing or extra key, arguments that are not an object, invalid JSON, a duplicate key
+or text before or after the object is rejected. A completion that is not JSON (no line
+of it opens `{` or `[`) is the final answer, all its text, trimmed. No stop sequence."""
 
 
 BUILTIN_FORMATS: Registry[Format] = Registry("built-in format")
@@ -245,6 +268,31 @@ for _fmt in (
         tag="function",
         tag_style="attribute",
         grammar="tag.lark",
+    ),
+    Format(
+        name="dspy-react",
+        description="[[ ## next_thought ## ]] / [[ ## next_tool_name ## ]] / [[ ## next_tool_args"
+        " ## ]] sections; the finish tool's thought is the answer (dspy)",
+        notes=_DSPY_REACT_NOTES,
+        syntax="sections",
+        arguments="json",
+        labels=Labels(thought="next_thought", action="next_tool_name",
+                      action_input="next_tool_args", answer=None),
+        finish_action="finish",
+        stop=(),
+        grammar="sections.lark",
+    ),
+    Format(
+        name="json-bare",
+        description='the whole completion is {"name": tool, "parameters": {...}}; text that'
+        " is not JSON is the answer (swarms)",
+        notes=_JSON_BARE_NOTES,
+        syntax="bare-json",
+        arguments="json",
+        labels=Labels(answer=None),
+        args_key="parameters",
+        stop=(),
+        grammar="bare_json.lark",
     ),
 ):
     BUILTIN_FORMATS.add(_fmt.name, _fmt)

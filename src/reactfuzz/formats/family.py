@@ -181,6 +181,9 @@ class Family:
     """How many arguments an action carries (``None``: any number)."""
     bare_answer: bool = False
     """A final answer is the completion's plain text (no answer label, no finish action)."""
+    leading_thought: bool = True
+    """Unlabelled text that starts a completion is the thought (it continues a prompt
+    ending in the thought label); ``False``: the family writes no such continuation."""
 
     def for_format(self, fmt: Format) -> Family:
         """The family as ``fmt`` uses it (a family whose operator data depends on the
@@ -208,6 +211,14 @@ class Family:
         return f"<family {self.name}>"
 
     # ---- writer
+
+    def write_turn(self, intent: Intent, fmt: Format, *, thought: str | None = None,
+                   step: int = 1, quote: bool = False) -> list[str]:
+        """The lines of one completion: the thought (if any, and if the family writes one
+        before this intent), then the intent."""
+        lines = [] if thought is None or not self.writes_thought(intent, fmt) else (
+            self.write_thought(thought, fmt, step=step))
+        return [*lines, *self.write(intent, fmt, step=step, quote=quote)]
 
     def write(self, intent: Intent, fmt: Format, *, step: int = 1, quote: bool = False
               ) -> list[str]:

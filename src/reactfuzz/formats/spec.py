@@ -199,6 +199,22 @@ class Format(BaseModel):
         return v
     # ---- end of the tag and template fields
 
+    # ---- sections family (dspy's chat adapter): see formats/sections.py
+    section: str = "[[ ## {} ## ]]"
+    """sections: a field's header line, ``{}`` standing for the field name (a label word)."""
+    section_end: str | None = "completed"
+    """sections: the field whose header ends the output (``None``: no end marker)."""
+
+    @model_validator(mode="after")
+    def _sections_fields(self) -> Format:
+        from .sections import check_section_fields
+
+        problem = check_section_fields(self)
+        if problem is not None:
+            raise ValueError(problem)
+        return self
+    # ---- end of the sections fields
+
     source: str | None = Field(default=None, exclude=True)
 
     @field_validator("syntax")

@@ -121,6 +121,7 @@ def _leading_space(ctx: Context) -> Writing:
         new = ctx.fmt.line_start_re("action", number=False, colon=False).sub(f"  {label}", text)
         return _variant(intent, new)
     thought = ctx.thought()
+    assume(ctx.fmt.family.leading_thought)  # no prompt ends in a thought label to continue
     body = render(intent, ctx.fmt)
     return Writing(intent, f" {thought}\n{body}")
 
