@@ -87,6 +87,8 @@ def test_a_broken_parser_is_caught_and_a_correct_one_left_alone(local_module: An
     for data in (hijack, b"Thought: a\nAction: search[a]", b"\xff\x00Answer:", b""):
         correct(data)
     Harness("campaign_broken:parse")(b"Thought: a\nAction: search[a]")  # agrees: no failure
+    # an answer that differs only in line endings or the spaces ending a line is the same
+    Harness("classic-bracket")(b"Thought: a\nAnswer: one \r\ntwo")
 
 
 def test_a_failure_is_a_shrunk_corpus_finding_that_replays(tmp_path: Path) -> None:

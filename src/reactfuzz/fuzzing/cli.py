@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import time
 from pathlib import Path
 
 from ..errors import ReactfuzzError
@@ -92,6 +93,7 @@ def _run(a: argparse.Namespace) -> int:
     corpus = [a.findings, *a.corpus] + ([a.inputs] if a.inputs else [])
     seeds = seed_inputs(fmt, harness.registry, seed=a.seed, per_operator=a.per_operator,
                         corpus=corpus)
+    harness.stats.started = time.perf_counter()  # runs per second count fuzzing alone
     driver = a.driver
     if driver == "auto":
         try:

@@ -89,7 +89,9 @@ class CampaignStats:
 
 
 def _plain(answer: str) -> str:
-    return answer.replace("\r\n", "\n").strip()
+    """An answer without what no model means: ``\r\n`` and the spaces ending a line."""
+    lines = answer.replace("\r\n", "\n").split("\n")
+    return "\n".join(line.rstrip() for line in lines).strip()
 
 
 def _readable(failure: Failure, intent: object) -> Failure:
@@ -100,6 +102,7 @@ def _readable(failure: Failure, intent: object) -> Failure:
     message = failure.message.replace(f"where the model meant {text}",
                                       "where the format reads no action")
     message = message.replace(f"instead of {text}", "where the format reads no action")
+    message = message.replace(f"instead of {NO_ACTION}:", "where the format reads no action:")
     return replace(failure, message=message)
 
 
@@ -210,8 +213,8 @@ class Harness:
     def _counts(check_id: str, inp: CheckInput) -> bool:
         """Whether a check's failure is the design's: acting on a model-written observation
         is the format's own doing when the format's reading acts the same way, and an
-        answer that differs from the format's only in line endings or outer whitespace is
-        the same answer (raw bytes carry ``\r\n`` that no model meant)."""
+        answer that differs from the format's only in line endings or the spaces ending a
+        line is the same answer (the grammar trims them; no model means them)."""
         if check_id == "no-fabricated-observation":
             return inp.outcome != inp.reference.outcome()
         if check_id == "no-hijacked-answer":
