@@ -219,7 +219,7 @@ _LABELISH = re.compile(r"^\s*[*_#>\-]*\s*([A-Za-z][A-Za-z ]{1,20}?)(?:\s*\d+)?\s
 
 def _hint(line_text: str, fmt: Format) -> str:
     """A hint when a line looks like a label written the wrong way (case, bold, indent)."""
-    m = _LABELISH.match(line_text)
+    m = _LABELISH.match(line_text[:80])  # a label starts near column 1: bounded time
     if not m:
         return ""
     word = m.group(1).strip().lower()
