@@ -315,3 +315,17 @@ def test_judge_explains_a_call_the_policy_refuses(reg) -> None:
     v = judge(Executed(Call("search", ("x",), ("query",))), acc, reg)
     assert v.kind == "wrong-call"
     assert "should have been refused" in v.explanation and "two actions" in v.explanation
+
+
+@pytest.mark.parametrize("dispatcher", ["typed", "positional"])
+def test_a_refusal_that_names_its_kind_keeps_it(dispatcher: str) -> None:
+    """A target that says why it refused is read so; any other code is unparseable."""
+    from reactfuzz.dispatch import get_dispatcher
+    from reactfuzz.model import Invalid
+
+    dispatch = get_dispatcher(dispatcher)
+    named = dispatch(Step(invalid=Invalid("missing-arg", "needs 'query'")), default_registry())
+    assert isinstance(named, Rejected) and named.reason == "missing-arg"
+    for code in ("parser-refused", "syntax", "missing"):
+        other = dispatch(Step(invalid=Invalid(code, "no")), default_registry())
+        assert isinstance(other, Rejected) and other.reason == "unparseable", code

@@ -171,6 +171,18 @@ NOT_ADAPTED = [
     ("junk/answer-none", ("final", None), "unsupported-result", "final answer of None"),
     ("langchain/finish-ambiguous", AgentFinish({"a": "1", "b": "2"}), "unsupported-result",
      "no 'output' key"),
+    # a refusal that names its kind carries it as the code; an unknown kind in our own
+    # tuple is a configuration error, one a framework's dict carries is not ours to read
+    ("tuple/invalid-kind", ("invalid", "missing-arg", "no query"), "missing-arg", "no query"),
+    ("tuple/error-kind", ("error", "extra-arg", "no such key"), "extra-arg", "no such key"),
+    ("tuple/unknown-kind", ("invalid", "missing", "no query"), "unsupported-result",
+     "refusal kind 'missing' is none of unparseable"),
+    ("dict/error-kind", {"error": "cannot parse", "kind": "malformed-arg"}, "malformed-arg",
+     "cannot parse"),
+    ("dict/nested-error-kind", {"error": {"kind": "unknown-tool", "message": "no tool x"}},
+     "unknown-tool", "no tool x"),
+    ("dict/foreign-kind", {"error": "cannot parse", "kind": "ParseError"}, "parser-refused",
+     "cannot parse"),
 ]
 
 
@@ -368,6 +380,18 @@ def raiser(exc: BaseException):  # type: ignore[no-untyped-def]
     return parse
 
 
+class MissingArgument(ValueError):
+    """A framework's refusal that says why: a required argument is missing."""
+
+    kind = "missing-arg"
+
+
+class ForeignKind(ValueError):
+    """A refusal whose ``kind`` means something else (not a reject kind): ignored."""
+
+    kind = "json"
+
+
 def recurse(text: str) -> Any:
     return recurse(text)
 
@@ -381,6 +405,9 @@ RAISED = [
     ("ParseError-is-a-refusal", raiser(ParseError("nope")), True, "nope"),
     ("ParseError-subclass-is-a-refusal", raiser(StrictParseError("strict")), True, "strict"),
     ("empty-refusal-names-the-type", raiser(ValueError()), True, "ValueError"),
+    ("kind-attribute-names-the-kind", raiser(MissingArgument("needs 'query'")), "missing-arg",
+     "needs 'query'"),
+    ("foreign-kind-attribute-is-ignored", raiser(ForeignKind("x")), True, "x"),
     ("IndexError-is-a-crash", raiser(IndexError("list index out of range")), False,
      "IndexError: list index out of range"),
     ("KeyError-is-a-crash", raiser(KeyError("action")), False, "KeyError: 'action'"),
@@ -393,11 +420,13 @@ RAISED = [
 
 @pytest.mark.parametrize(("parse", "refused", "text"), [r[1:] for r in RAISED],
                          ids=[r[0] for r in RAISED])
-def test_exceptions_are_refusals_or_crashes(parse: Any, refused: bool, text: str) -> None:
+def test_exceptions_are_refusals_or_crashes(parse: Any, refused: bool | str, text: str) -> None:
+    """A refusal's code is the kind its exception names (``kind``), else parser-refused."""
     result = function_target(parse, "bracket").run("Action: x[1]")
     if refused:
         assert result.step is not None and result.step.invalid is not None
-        assert result.step.invalid.code == "parser-refused"
+        assert result.step.invalid.code == (refused if isinstance(refused, str)
+                                            else "parser-refused")
         assert text in result.step.invalid.message
     else:
         assert result.crashed

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 from pydantic import ValidationError
 
@@ -108,6 +108,14 @@ _INVALID_KINDS: dict[str, RejectKind] = {
 }
 
 
+def _named_kind(code: str) -> RejectKind | None:
+    """The refusal kind an invalid-step code names itself (a target that said why)."""
+    for kind in get_args(RejectKind):
+        if code == kind:
+            return kind
+    return None
+
+
 def dispatch_positional(step: Step, registry: ToolRegistry) -> Outcome:
     """The classic loop: call ``TOOLS[name](*args)`` with Python's own binding.
 
@@ -120,8 +128,9 @@ def dispatch_positional(step: Step, registry: ToolRegistry) -> Outcome:
         return Finished(step.answer)
     if step.action is None:
         assert step.invalid is not None
-        # the loop would raise its own "could not parse" error and feed it back
-        return Rejected("unparseable", step.invalid.message)
+        # the loop would raise its own "could not parse" error and feed it back, unless
+        # the parser said why it refused (a refusal kind as the code)
+        return Rejected(_named_kind(step.invalid.code) or "unparseable", step.invalid.message)
     action = step.action
     if action.tool not in registry:
         return Crashed("KeyError", repr(action.tool))
@@ -247,7 +256,9 @@ def bind_typed(step: Step, registry: ToolRegistry) -> Outcome:
         return Finished(step.answer)
     if step.action is None:
         assert step.invalid is not None
-        return Rejected(_INVALID_KINDS.get(step.invalid.code, "unparseable"), str(step.invalid))
+        code = step.invalid.code
+        kind = _named_kind(code) or _INVALID_KINDS.get(code, "unparseable")
+        return Rejected(kind, str(step.invalid))
     action = step.action
     args: tuple[Any, ...] = (
         action.args if action.args is not None else ((action.raw,) if action.raw else ())

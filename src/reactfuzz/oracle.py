@@ -47,6 +47,7 @@ __all__ = [
     "VerdictKind",
     "judge",
     "oracle",
+    "same_answer",
 ]
 
 
@@ -99,7 +100,7 @@ class Acceptable:
         if isinstance(outcome, Executed):
             return any(outcome.call.same_as(c) for c in self.calls)
         if isinstance(outcome, Finished):
-            return outcome.answer in self.answers
+            return any(same_answer(outcome.answer, a) for a in self.answers)
         if isinstance(outcome, Rejected):
             return outcome.reason in self.rejections
         return False
@@ -110,6 +111,12 @@ class Acceptable:
         if self.rejections:
             parts.append("refuse as " + "/".join(sorted(self.rejections)))
         return " or ".join(parts) or "nothing"
+
+
+def same_answer(observed: str, meant: str) -> bool:
+    """Whether two answers are the same text but for outer whitespace: a space kept after
+    the label (``Final Answer: done``) or a trailing newline changes nothing the user reads."""
+    return observed.strip() == meant.strip()
 
 
 INTENT_WORDING = Wording(
@@ -285,7 +292,7 @@ def _cause(
             return "design"
         return "protocol" if typed.call.same_as(ran) else "design"
     if isinstance(observed, Finished) and isinstance(typed, Finished):
-        return "protocol" if typed.answer == observed.answer else "design"
+        return "protocol" if same_answer(observed.answer, typed.answer) else "design"
     return "design"
 
 

@@ -21,11 +21,12 @@ from ..designs import Reading
 from ..dispatch import Crashed, Executed, Finished, Outcome, Rejected
 from ..formats import Format
 from ..kinds import DISAGREEMENT_SEVERITY, SEVERITY
-from ..model import Call, Step
-from ..oracle import Verdict
+from ..model import Call, FinalAnswer, Step
+from ..oracle import Verdict, same_answer
 from ..registry import Registry
 from ..render import written_form
 from ..strategies import Scenario
+from ..targets.adapters import REFUSED
 from ..tools import ToolRegistry
 from .rootcause import mask, outcome_signature
 
@@ -129,12 +130,14 @@ def verdict_signature(inp: CheckInput) -> str:
                              refusable=bool(sc.acceptable.rejections))
 
 
-def _meant_bare_newline(inp: CheckInput) -> bool:
-    """The intent has an argument with a bare line break the format cannot carry: the
-    text then says something else than the model meant, and no design can read it back."""
-    sc = inp.scenario
-    return (not sc.acceptable.representable and isinstance(sc.intent, Call)
-            and any("\n" in a for a in sc.intent.args if isinstance(a, str)))
+def _not_carried(inp: CheckInput) -> bool:
+    """The format cannot carry the intent (a bare line break in an argument, an answer
+    holding a whole action block at line starts, ...): the text then says something else
+    than the model meant, no design can read the intent back, and any refusal is right.
+    A call or an answer read from such a text is a note on the format, not the design's
+    fault; a design that also misreads what the text does say is caught on texts the
+    format carries (the same abuse written representably, ``agrees-with-grammar``)."""
+    return not inp.scenario.acceptable.representable
 
 
 def _verdict_check(kind: str) -> Callable[[CheckInput], Failure | None]:
@@ -143,7 +146,7 @@ def _verdict_check(kind: str) -> Callable[[CheckInput], Failure | None]:
         if v.kind != kind:
             return None
         cause = v.cause
-        if kind in ("wrong-call", "hijacked-answer") and _meant_bare_newline(inp):
+        if kind in ("wrong-call", "hijacked-answer") and _not_carried(inp):
             cause = "protocol"  # a note on the format, not a fault of the design
         return Failure(v.kind, v.explanation, v.severity, cause, verdict_signature(inp))
 
@@ -231,12 +234,18 @@ def _observation_at_line_start(text: str, fmt: Format) -> re.Match[str] | None:
 
 
 @check("no-fabricated-observation",
-       "a completion holding a model-written Observation is never acted on")
+       "a model-written Observation never enters the transcript of a completion acted on")
 def _no_fabricated(inp: CheckInput) -> Failure | None:
-    m = _observation_at_line_start(inp.scenario.completion, inp.fmt)
-    if m is None or not isinstance(inp.outcome, (Executed, Finished)):
+    if not isinstance(inp.outcome, (Executed, Finished)):
         return None
-    line = inp.scenario.completion.count("\n", 0, m.start()) + 1
+    # only what the client keeps of the completion reaches the transcript (the format says:
+    # the whole completion in the classic loops, the text before the call in tag protocols)
+    kept = inp.fmt.family.kept_text(inp.scenario.completion, inp.fmt,
+                                    acted=isinstance(inp.outcome, Executed))
+    m = _observation_at_line_start(kept, inp.fmt)
+    if m is None:
+        return None
+    line = kept.count("\n", 0, m.start()) + 1
     return Failure(
         "fabricated-observation",
         f"acted on a completion whose line {line} is a model-written '{m.group()}'"
@@ -250,8 +259,16 @@ def _no_silent_drop(inp: CheckInput) -> Failure | None:
     return _verdict_check("silent-drop")(inp)
 
 
+def _names_no_kind(step: Step | None) -> bool:
+    """A refusal that does not say why (a user target raised, or returned a refusal with
+    no kind): its reason is unknown, not wrong."""
+    return step is not None and step.invalid is not None and step.invalid.code == REFUSED
+
+
 @check("right-rejection", "a refusal names the right reason (missing, extra, malformed, ...)")
 def _right_rejection(inp: CheckInput) -> Failure | None:
+    if _names_no_kind(inp.step):
+        return None
     return _verdict_check("wrong-rejection")(inp)
 
 
@@ -283,7 +300,8 @@ def _roundtrip(inp: CheckInput) -> Failure | None:
     got = inp.step.intent()
     if got is not None and (got == want or (
         got.__class__ is want.__class__ and _same_text_call(got, want)
-    )):
+    ) or (isinstance(got, FinalAnswer) and isinstance(want, FinalAnswer)
+          and same_answer(got.text, want.text))):
         return None
     return Failure("roundtrip", f"read {got} back from the rendering of {want}", "high")
 
@@ -309,7 +327,8 @@ def _disagreement(step: Step, ref: Step) -> tuple[str, str] | None:
             return "other-arguments", (
                 f"arguments {list(mine.args)!r}, grammar {list(theirs.args)!r}"
             )
-    if step.answer is not None and ref.answer is not None and step.answer != ref.answer:
+    if (step.answer is not None and ref.answer is not None
+            and not same_answer(step.answer, ref.answer)):
         return "other-answer", f"answer {step.answer!r}, grammar {ref.answer!r}"
     return None
 
@@ -328,7 +347,10 @@ def _agrees(inp: CheckInput) -> Failure | None:
     if found is None:
         return None
     kind, message = found
-    return Failure(f"disagrees:{kind}", message, DISAGREEMENT_SEVERITY[kind],
+    # a text that cannot carry the intent is read against a grammar that cannot either:
+    # whoever reads it more loosely, that is a note on the format (as the verdict is)
+    cause: Literal["design", "protocol"] = "protocol" if _not_carried(inp) else "design"
+    return Failure(f"disagrees:{kind}", message, DISAGREEMENT_SEVERITY[kind], cause,
                    signature=kind)
 
 

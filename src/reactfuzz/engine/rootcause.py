@@ -25,6 +25,14 @@ _CALLED = re.compile(r"\b[A-Za-z_]\w*(?=\()")
 _NUMBER = re.compile(r"\d+")
 _LIST = re.compile(r"'…'(?:, '…')*,? and '…'")
 _GRAMMAR = {"arguments": "argument", "were": "was"}
+# a flat {...} group (a dict or a set a message echoes: its size is the tool's, not the bug's)
+_BRACES = re.compile(r"\{[^{}\n]*\}")
+# a flat (...) group holding a masked value: a call's or a constructor's arguments
+_PARENS = re.compile(r"\((?=[^()\n]*'…')[^()\n]*\)")
+# one masked item repeated in a list: as many as the tool has parameters
+_REPEATED = re.compile(r"(?<![^\s,])([^\s,]+)(?:, \1)+(?![^\s,])")
+# a plural before a colon ("Missing keys:"): the count is the tool's
+_PLURAL = re.compile(r"\b([A-Za-z]{2,}?)s(?=:)")
 _WORD = re.compile(r"[^\W_]+")
 _SPACE = re.compile(r"\s+")
 _LINE_BREAKS = "\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"
@@ -33,15 +41,24 @@ _LINE_BREAKS = "\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"
 def mask(text: str, tools: Iterable[str] = (), params: Iterable[str] = ()) -> str:
     """``text`` with what varies between examples of one bug masked: quoted values, the
     names of called functions and of ``tools``, ``params`` before a ``:`` or ``=``,
-    numbers, and the plural a count brings."""
+    numbers, and what the tool's size brings: the plural of a count, the items of an
+    echoed dict or argument list (``{'query': 'a'}`` and ``{'customer_id': 'c', 'since':
+    'd'}`` are one ``{…}``), a masked item repeated once per parameter."""
     out = _LIST.sub("'…'", _QUOTED.sub("'…'", text))
     out = _CALLED.sub("f", out)
+    for _ in range(4):  # innermost groups first: a nested dict folds in a few passes
+        folded = _PARENS.sub("(…)", _BRACES.sub("{…}", out))
+        if folded == out:
+            break
+        out = folded
+    out = _REPEATED.sub(r"\1", out)
     for name in sorted(set(tools), key=len, reverse=True):
         out = re.sub(rf"\b{re.escape(name)}\b", "X", out) if name else out
     for name in sorted(set(params), key=len, reverse=True):
         out = re.sub(rf"\b{re.escape(name)}(?=\s*[:=])", "X", out) if name else out
     out = _NUMBER.sub("N", out)
     out = re.sub(r"\b(arguments|were)\b", lambda m: _GRAMMAR[m.group()], out)
+    out = _PLURAL.sub(r"\1", out)
     return out[:160]
 
 

@@ -207,6 +207,12 @@ class Family:
         """The final answer of the ``answer`` tree ``node`` (after its label, to the end)."""
         return rest_text(node, text)
 
+    def kept_text(self, completion: str, fmt: Format, *, acted: bool) -> str:
+        """What of a completion the client keeps in its transcript once it ran a call
+        (``acted``) or took an answer: a model-written observation matters only there.
+        The classic loops append the whole completion (as cut at the stop sequence)."""
+        return completion
+
     def __repr__(self) -> str:
         return f"<family {self.name}>"
 

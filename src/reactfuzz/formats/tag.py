@@ -194,5 +194,15 @@ class TagFamily(Family):
         at = text.find("\n" + opener)
         return 0 if text.startswith(opener) or at < 0 else at + 1
 
+    # ---- the transcript
+
+    def kept_text(self, completion: str, fmt: Format, *, acted: bool) -> str:
+        """Once a call ran, the client keeps the message text before the first tag and
+        rebuilds the call from what it parsed: text after the tag is never shown nor fed
+        back. An answer is the whole message."""
+        opener = f"<{fmt.tag}=" if fmt.tag_style == "attribute" else f"<{fmt.tag}>"
+        at = completion.find(opener) if acted else -1
+        return completion if at < 0 else completion[:at]
+
 
 TAG = register_family(TagFamily())

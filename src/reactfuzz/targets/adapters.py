@@ -16,19 +16,23 @@ from typing import Any
 
 from ..errors import UsageError
 from ..formats import Format, get_format
+from ..kinds import REJECT_KINDS
 from ..model import Action, Call, Invalid, Step, to_jsonable
 from . import shapes
 from .base import ParseResult
 
-__all__ = ["SUPPORTED_RESULTS", "UnsupportedResultError", "adapt", "check_supported"]
+__all__ = ["REFUSED", "SUPPORTED_RESULTS", "UnsupportedResultError", "adapt", "check_supported"]
 
 SUPPORTED_RESULTS = (
     "supported: a reactfuzz Step; ('action', (name, arg)), ('action', name, arg),"
-    " ('final' or 'answer', text) or ('invalid', reason) tuples; dicts and objects read by"
+    " ('final' or 'answer', text), ('invalid', reason) or ('invalid', kind, reason) tuples"
+    f" (kind: {', '.join(REJECT_KINDS)}); dicts and objects read by"
     " shape: a tool name (tool, action, name, function, next_tool_name: LangChain"
     " AgentAction, LlamaIndex steps, function_call objects, dspy) with its arguments,"
     " a nested call (function_call, tool_calls, actions), an answer (return_values,"
-    " final_answer, answer, output, response, content) or error/invalid; None (no action)"
+    " final_answer, answer, output, response, content) or error/invalid (with a 'kind'"
+    " naming the refusal kind, if known); None (no action); a raised ValueError or"
+    " *Parse* exception is a refusal, of the kind its 'kind' attribute names"
 )
 
 
@@ -81,8 +85,22 @@ def _is_refusal(exc: BaseException) -> bool:
     return any("Parse" in cls.__name__ for cls in type(exc).__mro__)
 
 
-def _refused(message: str, thought: str = "") -> Step:
-    return Step(thought=thought, invalid=Invalid("parser-refused", _one_line(message)))
+REFUSED = "parser-refused"
+"""The invalid-step code of a refusal that names no kind: why the target refused is unknown."""
+
+
+def _refusal_kind(value: Any) -> str | None:
+    """The refusal kind a result or an exception names (its ``kind``), if it is one."""
+    for key in shapes.REFUSAL_KIND_KEYS:
+        kind = _get(value, key)
+        if isinstance(kind, str) and kind in REJECT_KINDS:
+            return kind
+    return None
+
+
+def _refused(message: str, thought: str = "", kind: str | None = None) -> Step:
+    """A refusal; its code is the refusal kind the target named, else :data:`REFUSED`."""
+    return Step(thought=thought, invalid=Invalid(kind or REFUSED, _one_line(message)))
 
 
 def _unsupported(value: Any, detail: str = "") -> Step:
@@ -181,7 +199,7 @@ def _answer_value(value: Any, where: str, thought: str, depth: int) -> Step:
     if isinstance(value, str) or value is None or isinstance(value, (int, float, bool)):
         return _answer_step(value, thought)
     if _is_error_object(value):
-        return _refused(_error_text(value), thought)
+        return _refused(_error_text(value), thought, _refusal_kind(value))
     if isinstance(value, Mapping):
         for key in ("output", *shapes.NESTED_ANSWER_KEYS):
             if key in value:
@@ -236,8 +254,11 @@ def _from_shape(result: Any, fmt: Format, depth: int = 0) -> Step | None:
     for key in shapes.REFUSAL_KEYS:
         value = _get(result, key)
         if value is not _MISSING and value is not None and (mapping or value is not False):
-            return _refused(_text(value) if not _is_error_object(value)
-                            else _error_text(value), thought)
+            record = _is_record(value)
+            kind = _refusal_kind(result) or (_refusal_kind(value) if record else None)
+            worded = record and (_is_error_object(value) or any(
+                isinstance(_get(value, k), str) for k in ("value", "message", "text")))
+            return _refused(_error_text(value) if worded else _text(value), thought, kind)
     for shape in shapes.CALL_SHAPES:
         name = _get(result, shape.name)
         if name is _MISSING or name is None:
@@ -297,6 +318,12 @@ def _from_tuple(result: tuple[Any, ...] | list[Any], fmt: Format) -> Step:
         return _answer_step(rest[0])
     if tag in _INVALID_TAGS and len(rest) <= 1:
         return _refused(_text(rest[0]) if rest else "the parser said the text is invalid")
+    if tag in _INVALID_TAGS and len(rest) == 2:
+        kind = rest[0]
+        if not isinstance(kind, str) or kind not in REJECT_KINDS:
+            return _unsupported(result, f"the refusal kind {_short_repr(kind)} is none of"
+                                f" {', '.join(REJECT_KINDS)}")
+        return _refused(_text(rest[1]), kind=kind)
     return _unsupported(result)
 
 
@@ -306,9 +333,11 @@ def adapt(result: Any, fmt: Format | str = "bracket") -> Step:
     * a :class:`~reactfuzz.model.Step` is returned as is; an ``Action`` or a ``Call``
       becomes an action Step;
     * tuples: ``("action", (name, arg))``, ``("action", name, arg)``, ``("final", text)``
-      (also ``"answer"``), ``("invalid", reason)``;
+      (also ``"answer"``), ``("invalid", reason)``, ``("invalid", kind, reason)`` with
+      ``kind`` one of :data:`~reactfuzz.kinds.REJECT_KINDS`;
     * dicts and objects, read by shape from the tables of :mod:`.shapes` (keys and
-      attributes alike): a refusal (``error``/``invalid``); a tool name with its
+      attributes alike): a refusal (``error``/``invalid``, with a ``kind`` beside it or
+      on the error naming the refusal kind, if known); a tool name with its
       arguments (``tool`` + ``tool_input``/``args``/..., LangChain ``AgentAction``;
       ``action`` + ``action_input``, LlamaIndex and LangChain's JSON blob, where
       ``"Final Answer"`` is the answer; dspy's ``next_tool_name`` + ``next_tool_args``,
@@ -322,7 +351,10 @@ def adapt(result: Any, fmt: Format | str = "bracket") -> Step:
     * ``None`` is invalid (``no-result``); anything else is invalid
       (``unsupported-result``) with a message naming the type and the supported shapes.
 
-    An explicit invalid result is a deliberate refusal (code ``parser-refused``). Argument
+    An explicit invalid result is a deliberate refusal: its code is the refusal kind the
+    parser named (a tuple's ``kind``, a ``kind`` key or attribute, an exception's ``kind``
+    attribute), else ``parser-refused`` (the reason is unknown: ``right-rejection`` does not
+    judge it, and typed dispatch reads it as ``unparseable``). Argument
     shapes are described in :func:`_action_step`. The format matters twice: an action
     named its ``finish_action`` is the final answer, and in a json-args format a string
     argument holding a JSON object is read as named arguments.
@@ -372,6 +404,6 @@ def _invoke(
         elapsed = perf_counter() - start
         if _is_refusal(exc):
             text = str(exc).strip() or type(exc).__name__
-            return ParseResult(step=_refused(text), elapsed=elapsed)
+            return ParseResult(step=_refused(text, kind=_refusal_kind(exc)), elapsed=elapsed)
         return ParseResult(error=_describe_exception(exc), elapsed=elapsed)
     return ParseResult(step=step, elapsed=perf_counter() - start)

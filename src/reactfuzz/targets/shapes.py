@@ -5,6 +5,9 @@ Agent frameworks hand back their parser's verdict in objects and dicts of their 
 tables here, so supporting one more framework is one more row:
 
 * :data:`REFUSAL_KEYS` -- a non-empty value means the parser said no;
+  :data:`REFUSAL_KIND_KEYS` -- beside it (or on the error it holds, or on a raised
+  refusal), a refusal kind (``missing-arg``, ...) says why; without one the reason is
+  unknown;
 * :data:`CALL_SHAPES` -- a key holding the tool name and the keys that may hold its
   arguments (an action), with the tool names that mean "final answer" in that shape;
 * :data:`WRAPPER_KEYS` -- a key holding a nested call (or a list of them: the first runs);
@@ -25,6 +28,7 @@ __all__ = [
     "CALL_SHAPES",
     "NESTED_ANSWER_KEYS",
     "REFUSAL_KEYS",
+    "REFUSAL_KIND_KEYS",
     "THOUGHT_KEYS",
     "WRAPPER_KEYS",
     "CallShape",
@@ -68,6 +72,7 @@ CALL_SHAPES: tuple[CallShape, ...] = (
 """The call shapes, tried in order (a name that is itself an object is a wrapper)."""
 
 REFUSAL_KEYS = ("error", "invalid")
+REFUSAL_KIND_KEYS = ("kind",)
 WRAPPER_KEYS = ("function_call", "tool_call", "tool_calls", "actions")
 ANSWER_KEYS = ("return_values", "final_answer", "answer", "output", "response", "content")
 NESTED_ANSWER_KEYS = (*ANSWER_KEYS, "value", "text")
