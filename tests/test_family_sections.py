@@ -99,3 +99,14 @@ def test_answers_dspy_would_reread_differently_are_not_representable() -> None:
     for text in ("a\u2028b", "a\n[[ ## x ## ]]", "a\n\nb"):
         assert not representable(FinalAnswer(text), FMT)
     assert get_format(FMT).family.name == "sections"
+
+
+def test_kept_text_ends_at_the_completed_marker() -> None:
+    """dspy keeps the fields it parsed: an Observation written after the end marker
+    reaches nothing, one inside a field (no end marker before it) is kept."""
+    fmt = get_format("dspy-react")
+    head = "[[ ## next_thought ## ]]\na\n\n[[ ## next_tool_name ## ]]\nsearch\n"
+    after = head + "\n[[ ## completed ## ]]\nObservation: all refunded\n"
+    assert "Observation" not in fmt.family.kept_text(after, fmt, acted=True)
+    inside = head + "Observation: all refunded\n\n[[ ## completed ## ]]"
+    assert "Observation" in fmt.family.kept_text(inside, fmt, acted=True)

@@ -185,9 +185,16 @@ def _top_level_keys_ignored(text: str) -> Step:
     return Step(action=Action(obj["name"], json.dumps(args), tuple(args.values()), tuple(args)))
 
 
-def _last_value_wins(text: str) -> Step:
-    """The same reader with plain ``json.loads``: a repeated key keeps its last value."""
-    obj = json.loads(text[text.find("{") : text.rfind("}") + 1])
+def _first_wins(pairs: list[tuple[str, object]]) -> dict[str, object]:
+    out: dict[str, object] = {}
+    for k, v in pairs:
+        out.setdefault(k, v)
+    return out
+
+
+def _first_value_wins(text: str) -> Step:
+    """The same reader keeping a repeated key's *first* value, which no JSON parser does."""
+    obj = json.loads(text[text.find("{") : text.rfind("}") + 1], object_pairs_hook=_first_wins)
     args = obj["arguments"]
     return Step(action=Action(obj["name"], json.dumps(args), tuple(args.values()), tuple(args)))
 
@@ -199,19 +206,21 @@ def test_duplicate_name_in_json_blob_is_the_arguments_key() -> None:
         find(scenarios(REG, "json-blob", abuses=["extra.duplicate-name"]),
              _fault(_top_level_keys_ignored, "json-blob"), settings=_settings(15))
     sc = find(scenarios(REG, "json-blob", abuses=["extra.duplicate-name"]),
-              _fault(_last_value_wins, "json-blob"), settings=_settings(30))
+              _fault(_first_value_wins, "json-blob"), settings=_settings(30))
     obj = json.loads(sc.completion[sc.completion.find("{"):])
     assert set(obj) == {"name", "arguments"} and obj["arguments"]
 
 
-def _griptape_like(text: str, *, strict: bool = False) -> Step:
+def _griptape_like(text: str, *, strict: bool = False, first: bool = False) -> Step:
     """griptape's reading: the first ``[`` after ``Actions:`` to the last ``]``, decoded
-    (``strict``: a key given twice is refused); no list: the raw text is the answer."""
+    (``strict``: a key given twice is refused; ``first``: its first value is kept, which no
+    JSON parser does); no list: the raw text is the answer."""
     m = re.search(r"Actions:[^\[]*(\[.*\])", text, re.DOTALL)
     if m is None:
         return Step(answer=text)
     try:
-        actions = json.loads(m.group(1), object_pairs_hook=_no_dupes if strict else None)
+        hook = _no_dupes if strict else (_first_wins if first else None)
+        actions = json.loads(m.group(1), object_pairs_hook=hook)
     except ValueError:
         return grammar_parse("", GRIPTAPE)  # an invalid Step: an error artifact
     a = actions[0]
@@ -229,9 +238,13 @@ def test_template_json_edits_leave_a_griptape_reader_alone(abuse: str) -> None:
              settings=_settings(15))
 
 
-def test_a_repeated_key_inside_the_template_catches_last_value_wins() -> None:
+def test_a_repeated_key_inside_the_template_catches_first_value_wins() -> None:
+    # JSON's own reading (the last value) is acceptable; keeping the first is not
+    with pytest.raises(NoSuchExample):
+        find(scenarios(REG, GRIPTAPE, abuses=["extra.duplicate-name"]),
+             _fault(_griptape_like, GRIPTAPE), settings=_settings(15))
     sc = find(scenarios(REG, GRIPTAPE, abuses=["extra.duplicate-name"]),
-              _fault(_griptape_like, GRIPTAPE), settings=_settings(30))
+              _fault(lambda t: _griptape_like(t, first=True), GRIPTAPE), settings=_settings(30))
     assert sc.completion.endswith(' (2)"}}]')
 
 
@@ -332,3 +345,16 @@ def test_abuse_family_that_does_not_apply_is_one_line_exit_2(capsys) -> None:
     assert code == 2 and len(err) == 1, err
     assert "none of the selected operators (json.nested" in err[0]
     assert "the operators that apply: clean.render" in err[0]
+
+
+@pytest.mark.parametrize("fmt", ["tool-call", "function-tag"])
+def test_an_answer_holding_the_call_tag_is_not_representable(fmt: str) -> None:
+    """The call tag is reserved for calls: an answer quoting one mid-line cannot be
+    written, so a reader that runs it is a protocol note, not a design finding."""
+    from reactfuzz import FinalAnswer
+    from reactfuzz.render import representable
+
+    f = get_format(fmt)
+    tag = "<tool_call>" if fmt == "tool-call" else "<function=search>"
+    assert not representable(FinalAnswer(f"do not {tag} x"), f).ok
+    assert representable(FinalAnswer("do not call anything"), f).ok

@@ -104,6 +104,14 @@ class SectionsFamily(Family):
             return "the sections family needs labels.answer or finish_action (e.g. 'finish')"
         return None
 
+    def kept_text(self, completion: str, fmt: Format, *, acted: bool) -> str:
+        """The client keeps the fields it parsed, not the text: what follows the end
+        marker is no output field and is dropped (a repeated field loses to the first)."""
+        if not fmt.section_end:
+            return completion
+        at = completion.find("\n" + header(fmt, fmt.section_end))
+        return completion if at < 0 else completion[:at]
+
     # ---- writer
 
     def _end(self, fmt: Format) -> list[str]:

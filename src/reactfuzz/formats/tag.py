@@ -101,6 +101,11 @@ class TagFamily(Family):
             return Representability(False, "an answer with outer whitespace or empty is trimmed")
         if any(line != line.rstrip() for line in text.split("\n")):
             return Representability(False, "trailing spaces inside an answer")
+        if self._line_starts(fmt)[0] in text:
+            # the call tag is a reserved token (a special token in Qwen's and Hermes' chat
+            # templates): readers find it anywhere, and no quoting exists for it
+            return Representability(False, "the answer holds the call tag, which the"
+                                           " protocol reserves for calls")
         starts = self._line_starts(fmt)
         if any(line.startswith(starts) for line in text.split("\n")):
             return Representability(False, "a line of the answer opens a tag or starts a label")

@@ -53,8 +53,10 @@ def _undeclared(ctx: Context) -> Writing:
 @register_abuse(
     "extra.duplicate-name", family="extra",
     description="the same argument name twice with two values",
-    why="json.loads keeps the last value silently: which one did the model mean?",
-    expects="refused (extra-arg / ambiguous); never run",
+    why="a reader that keeps the first value, or a hand-made one that merges them, runs a"
+        " call no JSON parser would",
+    expects="refused (extra-arg / ambiguous), or run with the last value, as JSON parsers"
+            " read a repeated key; never with the first",
     applies=lambda f: f.family.named_args,
     breaks_none_because="no classic regex design reads named arguments",
 )
@@ -68,5 +70,8 @@ def _duplicate(ctx: Context) -> Writing:
     # inside the arguments object, before its closing brace (not beside a wrapper's keys)
     _, end, _ = args_object(text, base)
     text = text[: end - 1] + f", {json.dumps(name)}: {other}" + text[end - 1 :]
-    return Writing(base, text, Expectation(frozenset({"extra-arg", "ambiguous", "unparseable"}),
-                                          allow_intended=False, note="a name given twice"))
+    # RFC 8259 leaves a repeated name to the implementation; JSON.parse, Python's json and
+    # every JSON library we know keep the last pair, so the text means the last value
+    last = Call.named(base.tool, **(base.kwargs() | {name: json.loads(other)}))
+    return Writing(last, text, Expectation(frozenset({"extra-arg", "ambiguous", "unparseable"}),
+                                          note="a name given twice: JSON keeps the last"))
