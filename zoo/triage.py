@@ -135,9 +135,9 @@ TRIAGE: tuple[Triage, ...] = (
            "parse_json_blob slices from the first '{' to the last '}' of the whole text: a"
            " blob quoted in the thought before the real one makes a valid call fail"
            " (AgentParsingError, a wasted step)",
-           "no-silent-drop@injected.action-in-thought",
+           "no-silent-drop@injected.action-in-thought no-silent-drop@prose.lone-brace",
            "huggingface/smolagents PR 2427 (the same slice, a '}' after the blob),"
-           " PR 992/994 (trailing text after a good blob)"),
+           " PR 2587 (a lone brace), PR 992/994 (trailing text after a good blob)"),
     *_rows("smolagents_json", _F, "fa-operator-duplicate-top-level",
            "extra.duplicate-name writes the repeated argument beside 'name' and 'arguments',"
            " not inside 'arguments'; smolagents ignores the extra key and runs the intended"
@@ -153,6 +153,14 @@ TRIAGE: tuple[Triage, ...] = (
            " agrees-with-grammar@label.markdown agrees-with-grammar@label.leading-space"
            " agrees-with-grammar@label.odd-line-break"),
     # ---- qwen-agent Nous <tool_call>
+    *_rows("qwen_nous", _D, "json5-surrogate-pairs",
+           "the arguments are decoded with json5 (0.17.3), which reads the JSON escape of a"
+           " character outside the BMP ('\\ud83c\\udf89', an emoji) as two lone"
+           " surrogates instead of one character: the tool gets a string that cannot be"
+           " encoded as UTF-8 (json.loads reads it right)",
+           "no-wrong-call@content.real-text",
+           "the bug is json5's; qwen-agent reaches it for every escaped emoji or CJK"
+           " extension character a model writes"),
     *_rows("qwen_nous", _F, "fa-format-think-in-answer", _FA_THINK,
            "no-hijacked-answer@clean.render"),
     *_rows("qwen_nous", _J, "qwen-json5-slow",
@@ -175,6 +183,12 @@ TRIAGE: tuple[Triage, ...] = (
            "agrees-with-grammar@malformed.trailing-text agrees-with-grammar@malformed.invalid-json"
            " agrees-with-grammar@label.markdown"),
     # ---- camel-ai Hermes <tool_call>
+    *_rows("camel_hermes", _D, "camel-quote-rewrite",
+           "the formatter replaces every ' with \" before json.loads: an apostrophe inside"
+           " an argument ('it's') breaks the JSON, the call is dropped and the message text,"
+           " tag included, is the answer",
+           "no-hijacked-answer@content.real-text",
+           "camel-ai/camel issue 4169 and issue 541"),
     *_rows("camel_hermes", _F, "fa-format-think-in-answer", _FA_THINK,
            "no-hijacked-answer@clean.render"),
     *_rows("camel_hermes", _J, "tag-broken-json-is-message", _J_BROKEN_JSON,
@@ -199,6 +213,12 @@ TRIAGE: tuple[Triage, ...] = (
            "agrees-with-grammar@malformed.trailing-text agrees-with-grammar@malformed.invalid-json"
            " agrees-with-grammar@label.markdown"),
     # ---- camel-ai <function=NAME>
+    *_rows("camel_function", _D, "camel-function-no-dotall",
+           "the <function=NAME>(.*?)</function> pattern has no DOTALL: JSON arguments over"
+           " several lines (a pretty-printed object) are not found and the message, tag"
+           " included, is the answer (a helper ChatAgent no longer calls in 0.2.90: low)",
+           "no-hijacked-answer@markup.multiline-input no-hijacked-answer@layout.pretty-action",
+           "griptape-ai/griptape PR 211 and PR 118 (the same mechanism in griptape)"),
     *_rows("camel_function", _F, "fa-format-think-in-answer", _FA_THINK,
            "no-hijacked-answer@clean.render"),
     *_rows("camel_function", _J, "tag-broken-json-is-message", _J_BROKEN_JSON,
@@ -282,6 +302,11 @@ TRIAGE: tuple[Triage, ...] = (
            " no-hijacked-answer@injected.unicode-line-break",
            "stanfordnlp/dspy issues 8379 and 8901 (the same header-per-line matching, the"
            " other way round: a header inside a line is missed)"),
+    *_rows("dspy_chat", _J, "dspy-json-repair-lenient",
+           "next_tool_args is read with json_repair, which keeps '{}' of '{}\"query\": ...}'"
+           " and drops the rest: the call is refused for a missing argument rather than for"
+           " broken JSON; a lenient reader by design, and the refusal still says what to fix",
+           "right-rejection@malformed.unbalanced-bracket right-rejection@malformed.invalid-json"),
     *_rows("dspy_chat", _J, "dspy-first-field-wins",
            "a field written twice: the first one is kept (`if k not in fields`) and the"
            " second step is ignored without a word; the ReAct prompt asks for one step",
