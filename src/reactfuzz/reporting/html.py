@@ -393,9 +393,9 @@ def _study_html(study: StudyResult) -> tuple[str, list[str]]:
                 "protocol does not explain) and the operators it fails on most.</p>")
     body.append("<table><tr><th>format</th><th>design</th><th>design faults</th>"
                 "<th>fails most on</th></tr>")
-    for fmt, designs in _conclusions(study):
-        for i, (d, rate, where) in enumerate(designs):
-            head = (f'<td rowspan="{len(designs)}"><code>{_e(fmt)}</code></td>' if i == 0
+    for fmt, verdicts in _conclusions(study):
+        for i, (d, rate, where) in enumerate(verdicts):
+            head = (f'<td rowspan="{len(verdicts)}"><code>{_e(fmt)}</code></td>' if i == 0
                     else "")
             worst = "<br>".join(f"<code>{_e(a)}</code> {_e(v)}" for a, v in where) or "none"
             body.append(f"<tr>{head}<td><code>{_e(d)}</code></td>"

@@ -173,9 +173,9 @@ def render_study_markdown(study: StudyResult) -> str:
     out += ["", "### Conclusions by format", "",
             "Per format, each design's design faults (non-ok verdicts the protocol does not "
             "explain) and the operators it fails on most.", ""]
-    for fmt, designs in _conclusions(study):
+    for fmt, verdicts in _conclusions(study):
         said = []
-        for d, rate, where in designs:
+        for d, rate, where in verdicts:
             worst = " · ".join(f"{_code(a)} {_md(v)}" for a, v in where)
             said.append(f"{_code(d)} {rate}" + (f", most on {worst}" if worst else ", none"))
         out.append(f"- **{_code(fmt)}**: " + "; ".join(said))
