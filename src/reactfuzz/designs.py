@@ -170,6 +170,26 @@ BUILTIN_DESIGNS: dict[str, Design] = {
     ]
 }
 
+# The newer families: each format's classic parser (its family's usual mistake, the
+# tool called as ``tool(**args)``) and its grammar with schema validation.
+_FAMILY_DESIGNS: tuple[tuple[str, str], ...] = (
+    ("action-input-json", "'Final Answer:' anywhere wins, the input greedy to the end"),
+    ("json-blob", "JSON sliced from the first '{' to the last '}' of the text"),
+    ("json-blob-fenced", "the first code fence anywhere is the action"),
+    ("tool-call", "the first <tool_call> tag anywhere runs, think block and prose too"),
+    ("function-tag", "one-line <function=...> regex anywhere; no match: the text answers"),
+    ("dspy-react", "split on [[ ## field ## ]] anywhere, the first copy of a field wins"),
+    ("json-bare", "json.loads of the whole text, else the text is the answer"),
+)
+for _fmt, _mistake in _FAMILY_DESIGNS:
+    BUILTIN_DESIGNS[f"classic-{_fmt}"] = Design(
+        f"classic-{_fmt}", _fmt, f"classic-{_fmt}", "positional", f"{_mistake}; tool(**args)")
+for _fmt, _ in _FAMILY_DESIGNS:
+    BUILTIN_DESIGNS[f"grammar-{_fmt}"] = Design(
+        f"grammar-{_fmt}", _fmt, "grammar", "typed",
+        f"the {_fmt} grammar, then schema validation")
+del _fmt, _mistake
+
 
 @dataclass(frozen=True)
 class Trial:

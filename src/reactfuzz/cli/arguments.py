@@ -211,8 +211,8 @@ def build_parser() -> argparse.ArgumentParser:
     s.set_defaults(func=_command("fuzz", "_cmd_replay"))
 
     s = sub.add_parser("study", help="every built-in design against every abuse (the main job)")
-    s.add_argument("--examples", "-n", type=count(1), default=30,
-                   help="examples per design and operator (default 30)")
+    s.add_argument("--examples", "-n", type=count(1), default=20,
+                   help="examples per design and operator (default 20)")
     s.add_argument("--seed", type=seed, default=0, help="seed (default 0)")
     s.add_argument("--design", action="append", metavar="NAME", help="only these designs")
     s.add_argument("--abuse", action="append", metavar="ID", help="only these operators")

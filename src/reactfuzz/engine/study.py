@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
 from hypothesis.errors import Unsatisfiable
 
@@ -25,20 +26,31 @@ from .events import CellFinished, EventSink, StudyFinished, StudyStarted
 from .example import examine
 from .results import StudyCell, StudyResult
 
-__all__ = ["STUDY_DESIGNS", "render_matrix_text", "run_study"]
+__all__ = [
+    "STUDY_DESIGNS", "DesignFaults", "FormatConclusion", "format_conclusions",
+    "render_matrix_text", "run_study",
+]
 
 STUDY_DESIGNS: tuple[str, ...] = (
     "classic", "classic-unanchored", "classic-action-input", "hardened", "grammar",
     "grammar-paper", "grammar-action-input", "json-args",
+    "classic-action-input-json", "grammar-action-input-json",
+    "classic-json-blob", "grammar-json-blob",
+    "classic-json-blob-fenced", "grammar-json-blob-fenced",
+    "classic-tool-call", "grammar-tool-call",
+    "classic-function-tag", "grammar-function-tag",
+    "classic-dspy-react", "grammar-dspy-react",
+    "classic-json-bare", "grammar-json-bare",
 )
-"""The designs the study compares, classic first."""
+"""The designs the study compares: the first families (classic first), then each newer
+format's classic design beside its grammar."""
 
 @pinned
 def run_study(
     *,
     designs: Sequence[str] = STUDY_DESIGNS,
     abuses: Sequence[str] | None = None,
-    examples: int = 30,
+    examples: int = 20,
     seed: int = 0,
     registry_factory: Callable[[], ToolRegistry] = default_registry,
     emit: EventSink | None = None,
@@ -107,28 +119,126 @@ def _trial(design: Design, registry: ToolRegistry, abuse: str, examples: int,
     return cell
 
 
-def render_matrix_text(result: StudyResult) -> str:
-    """The matrix as plain text for the terminal: non-ok rate per design and operator."""
-    short = {d: d.replace("classic-", "c-").replace("grammar-", "g-") for d in result.designs}
+@dataclass(frozen=True)
+class DesignFaults:
+    """One design's design-caused failures (protocol excluded), pooled and where worst.
+
+    ``worst`` holds up to three ``(operator, most frequent non-ok verdict, design-fault
+    rate)``, highest rate first.
+    """
+
+    design: str
+    faults: int
+    n: int
+    worst: tuple[tuple[str, str, float], ...]
+
+    @property
+    def rate(self) -> float:
+        """Share of the design's examples that failed by the design's fault."""
+        return self.faults / self.n if self.n else 0.0
+
+
+@dataclass(frozen=True)
+class FormatConclusion:
+    """The study's conclusion for one format: each of its designs' faults, in study order."""
+
+    format: str
+    designs: tuple[DesignFaults, ...]
+
+
+def _faults(result: StudyResult, design: str) -> DesignFaults:
+    cells = [c for c in result.cells if c.design == design and c.n]
+    n = sum(c.n for c in cells)
+    faults = sum(max(0, c.bad() - c.protocol) for c in cells)
+    ranked = []
+    for c in cells:
+        if c.bad() <= c.protocol:
+            continue
+        verdict = min((k for k, v in c.counts.items() if k != "ok" and v),
+                      key=lambda k: (-c.counts[k], -SEVERITY_RANK[SEVERITY[k]], k))
+        ranked.append(((c.bad() - c.protocol) / c.n, verdict, c.abuse))
+    ranked.sort(key=lambda r: (-r[0], -SEVERITY_RANK[SEVERITY[r[1]]], r[2]))
+    worst = tuple((abuse, verdict, rate) for rate, verdict, abuse in ranked[:3])
+    return DesignFaults(design, faults, n, worst)
+
+
+def _format(design: str) -> str:
+    return BUILTIN_DESIGNS[design].format if design in BUILTIN_DESIGNS else "?"
+
+
+def format_conclusions(result: StudyResult) -> list[FormatConclusion]:
+    """Per format, in the study's order: how often each of its designs failed by its own
+    fault and on which operators most (the study's conclusions, one per protocol family)."""
+    by_format: dict[str, list[str]] = {}
+    for d in result.designs:
+        by_format.setdefault(_format(d), []).append(d)
+    return [FormatConclusion(fmt, tuple(_faults(result, d) for d in names))
+            for fmt, names in by_format.items()]
+
+
+_SHORT = (("classic-", "c-"), ("grammar-", "g-"), ("unanchored", "unanch"),
+          ("json-blob-fenced", "blob-f"), ("json-blob", "blob"), ("action-input", "ai"),
+          ("tool-call", "tool"), ("function-tag", "fn-tag"), ("dspy-react", "dspy"),
+          ("json-bare", "bare"))
+
+
+def _short(design: str) -> str:
+    """A design's name short enough for a terminal column (``c-blob`` for classic-json-blob)."""
+    for long, short in _SHORT:
+        design = design.replace(long, short)
+    return design
+
+
+def render_matrix_text(result: StudyResult, width: int = 120) -> str:
+    """The matrix as plain text for the terminal: non-ok rate per design and operator.
+
+    Designs that do not fit in ``width`` columns go on to another block of rows (an
+    operator that applies to none of a block's designs is left out of it).
+    """
     w0 = max(len(a) for a in result.abuses) + 1
-    widths = [max(len(short[d]), 7) for d in result.designs]
-    lines = ["".ljust(w0) + "  ".join(short[d].rjust(w) for d, w in zip(result.designs, widths))]
-    for a in result.abuses:
-        row = [a.ljust(w0)]
-        for d, w in zip(result.designs, widths):
-            c = result.cell(d, a)
-            if c is None:
-                row.append("-".rjust(w))
-                continue
-            mark = "p" if c.bad() and c.protocol == c.bad() else ""
-            row.append(f"{100 * c.bad_rate():.0f}%{mark}".rjust(w))
-        lines.append("  ".join(row))
+    groups: list[list[str]] = []  # neighbours of one format (a classic and its grammar)
+    for d in result.designs:
+        if groups and _format(groups[-1][-1]) == _format(d):
+            groups[-1].append(d)
+        else:
+            groups.append([d])
+    blocks: list[list[str]] = [[]]
+    used = w0
+    for group in groups:
+        w = sum(max(len(_short(d)), 7) + 2 for d in group)
+        if blocks[-1] and used + w > width:
+            blocks.append([])
+            used = w0
+        blocks[-1].extend(group)
+        used += w
     totals = result.design_totals()
-    lines.append("")
-    lines.append("all".ljust(w0) + "  ".join(
-        f"{100 * totals[d].bad_rate():.0f}%".rjust(w) if d in totals else "-".rjust(w)
-        for d, w in zip(result.designs, widths)))
+    lines: list[str] = []
+    for designs in blocks:
+        widths = [max(len(_short(d)), 7) for d in designs]
+        if lines:
+            lines.append("")
+        lines.append("".ljust(w0) + "  ".join(_short(d).rjust(w)
+                                              for d, w in zip(designs, widths)))
+        for a in result.abuses:
+            if all(result.cell(d, a) is None for d in designs):
+                continue
+            row = [a.ljust(w0)]
+            for d, w in zip(designs, widths):
+                c = result.cell(d, a)
+                if c is None:
+                    row.append("-".rjust(w))
+                    continue
+                mark = "p" if c.bad() and c.protocol == c.bad() else ""
+                row.append(f"{100 * c.bad_rate():.0f}%{mark}".rjust(w))
+            lines.append("  ".join(row))
+        lines.append("")
+        lines.append("all".ljust(w0) + "  ".join(
+            f"{100 * totals[d].bad_rate():.0f}%".rjust(w) if d in totals else "-".rjust(w)
+            for d, w in zip(designs, widths)))
     lines.append("")
     lines.append("cells: share of examples whose verdict is not ok; 'p' = every bad verdict is")
-    lines.append("the protocol's (the format cannot carry the intent), not the design's")
+    lines.append("the protocol's (the format cannot carry the intent), not the design's;")
+    lines.append("c- = classic (the parser as commonly shipped), g- = grammar + typed dispatch;")
+    lines.append("ai = action-input, blob = json-blob, blob-f = json-blob-fenced,")
+    lines.append("tool = tool-call, fn-tag = function-tag, dspy = dspy-react, bare = json-bare")
     return "\n".join(lines)

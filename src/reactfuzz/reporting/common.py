@@ -271,6 +271,41 @@ def _descriptions(study: StudyResult) -> dict[str, str]:
         BUILTIN_DESIGNS[d].description if d in BUILTIN_DESIGNS else "") for d in study.designs}
 
 
+def _design_blocks(designs: list[str], size: int = 8) -> list[list[str]]:
+    """The study's designs in blocks of at most ``size`` (one table each), never parting
+    two neighbours of the same format (a classic design and its grammar)."""
+    from ..designs import BUILTIN_DESIGNS
+
+    def fmt(d: str) -> str:
+        return BUILTIN_DESIGNS[d].format if d in BUILTIN_DESIGNS else d
+
+    blocks: list[list[str]] = []
+    i = 0
+    while i < len(designs):
+        end = min(i + size, len(designs))
+        while i + 1 < end < len(designs) and fmt(designs[end - 1]) == fmt(designs[end]):
+            end -= 1
+        blocks.append(designs[i:end])
+        i = end
+    return blocks
+
+
+_Worst = list[tuple[str, str]]
+
+
+def _conclusions(study: StudyResult) -> list[tuple[str, list[tuple[str, str, _Worst]]]]:
+    """The study's conclusions as text: per format, each design's design-fault rate (with
+    its interval) and the operators it fails on most, as ``(operator, "verdict rate")``."""
+    from ..engine.study import format_conclusions
+
+    out = []
+    for fc in format_conclusions(study):
+        rows = [(d.design, _rate_ci(d.faults, d.n), [(a, f"{v} {_pct(r)}") for a, v, r in d.worst])
+                for d in fc.designs]
+        out.append((fc.format, rows))
+    return out
+
+
 _STUDY_LEGEND = [
     "Each cell: the share of examples whose verdict is not `ok`, with its 95 % Wilson "
     "interval in brackets (percent).",

@@ -20,9 +20,11 @@ from .common import (
     FAMILIES,
     _by_family,
     _checks,
+    _conclusions,
     _counts_line,
     _dark,
     _descriptions,
+    _design_blocks,
     _exit_meaning,
     _family,
     _free,
@@ -279,31 +281,24 @@ def _matrix_legend() -> str:
             "</span><span>‡ some non-ok verdicts caused by the protocol</span></div>")
 
 
-def _study_html(study: StudyResult) -> tuple[str, list[str]]:
-    title = "reactfuzz study: verdict rates by design and abuse operator"
-    descr = _descriptions(study)
-    body = [f"<h1>{_e(title)}</h1>", _meta([
-        ("seed", study.seed), ("examples per cell", study.examples_per_cell),
-        ("designs", len(study.designs)), ("operators", len(study.abuses)),
-        ("elapsed", _seconds(study.elapsed)),
-    ])]
-    body.append("<h2>Non-ok rate by design and operator</h2>")
-    body.append('<p class="note">Each cell: the share of examples whose verdict is not '
-                "<code>ok</code>, and its 95 % Wilson interval (percent). Hover a cell for the "
-                "verdict counts and an example.</p>")
-    body.append(_matrix_legend())
-    body.append('<table class="matrix"><tr><th class="op">abuse operator</th>' + "".join(
+def _matrix_block(study: StudyResult, designs: list[str], descr: dict[str, str], *,
+                  skip_na: bool) -> list[str]:
+    """One table of the matrix: every operator's row for a block of designs (``skip_na``:
+    leave out an operator that applies to none of them)."""
+    body = ['<table class="matrix"><tr><th class="op">abuse operator</th>' + "".join(
         f'<th class="design"><code>{_e(d)}</code><span class="d">{_e(descr.get(d, ""))}'
-        "</span></th>" for d in study.designs) + "</tr>")
+        "</span></th>" for d in designs) + "</tr>"]
     fam = None
     for a in _by_family(study.abuses):
+        if skip_na and all((c := study.cell(d, a)) is None or c.n == 0 for d in designs):
+            continue
         if _family(a) != fam:
             fam = _family(a)
-            body.append(f'<tr class="fam"><th colspan="{len(study.designs) + 1}">{_e(fam)}'
+            body.append(f'<tr class="fam"><th colspan="{len(designs) + 1}">{_e(fam)}'
                         f'<span class="d">{_e(FAMILIES.get(fam, ""))}</span></th></tr>')
         ab = ABUSES.get(a)
         cells = []
-        for d in study.designs:
+        for d in designs:
             c = study.cell(d, a)
             if c is None or c.n == 0:
                 cells.append('<td class="cell na" title="the operator does not apply">n/a</td>')
@@ -326,6 +321,24 @@ def _study_html(study: StudyResult) -> tuple[str, list[str]]:
         desc = f'<span class="d">{_ticks(_e(ab.description))}</span>' if ab else ""
         body.append(f'<tr><th class="op"><code>{_e(a)}</code>{desc}</th>{"".join(cells)}</tr>')
     body.append("</table>")
+    return body
+
+
+def _study_html(study: StudyResult) -> tuple[str, list[str]]:
+    title = "reactfuzz study: verdict rates by design and abuse operator"
+    descr = _descriptions(study)
+    body = [f"<h1>{_e(title)}</h1>", _meta([
+        ("seed", study.seed), ("examples per cell", study.examples_per_cell),
+        ("designs", len(study.designs)), ("operators", len(study.abuses)),
+        ("elapsed", _seconds(study.elapsed)),
+    ])]
+    body.append("<h2>Non-ok rate by design and operator</h2>")
+    body.append('<p class="note">Each cell: the share of examples whose verdict is not '
+                "<code>ok</code>, and its 95 % Wilson interval (percent). Hover a cell for the "
+                "verdict counts and an example.</p>")
+    body.append(_matrix_legend())
+    for n, designs in enumerate(_design_blocks(study.designs)):
+        body.extend(_matrix_block(study, designs, descr, skip_na=n > 0))
 
     totals = study.design_totals()
     body.append("<h2>Per design, all operators pooled</h2>")
@@ -374,6 +387,19 @@ def _study_html(study: StudyResult) -> tuple[str, list[str]]:
                     f'<td class="num">{t.n}</td><td class="num">{_e(_rate_ci(t.bad(), t.n))}'
                     f'</td><td class="num">{_e(_rate_ci(design_bad, t.n))}</td>'
                     f'<td class="num">{t.protocol}</td><td>{_e(_worst(t))}</td></tr>')
+    body.append("</table>")
+    body.append("<h2>Conclusions by format</h2>")
+    body.append('<p class="note">Per format, each design\'s design faults (non-ok verdicts the '
+                "protocol does not explain) and the operators it fails on most.</p>")
+    body.append("<table><tr><th>format</th><th>design</th><th>design faults</th>"
+                "<th>fails most on</th></tr>")
+    for fmt, verdicts in _conclusions(study):
+        for i, (d, rate, where) in enumerate(verdicts):
+            head = (f'<td rowspan="{len(verdicts)}"><code>{_e(fmt)}</code></td>' if i == 0
+                    else "")
+            worst = "<br>".join(f"<code>{_e(a)}</code> {_e(v)}" for a, v in where) or "none"
+            body.append(f"<tr>{head}<td><code>{_e(d)}</code></td>"
+                        f'<td class="num">{_e(rate)}</td><td>{worst}</td></tr>')
     body.append("</table>")
     body.append('<ul class="note">' + "".join(
         f"<li>{_e(line.replace('`', '').replace('**', ''))}</li>" for line in _STUDY_LEGEND)

@@ -10,9 +10,11 @@ from ..results import RunSummary, StudyCell, StudyResult
 from .common import (
     _STUDY_LEGEND,
     _by_family,
+    _conclusions,
     _count_table,
     _counts_line,
     _descriptions,
+    _design_blocks,
     _exit_meaning,
     _free,
     _mark,
@@ -129,8 +131,9 @@ def write_markdown(result: RunSummary | StudyResult, path: str | Path) -> Path:
 
 
 def render_study_markdown(study: StudyResult) -> str:
-    """The study as Markdown: the design × operator matrix (rate and 95 % interval), the
-    per-design totals and a legend."""
+    """The study as Markdown: the design × operator matrix (rate and 95 % interval; one
+    table per block of at most eight designs), the per-design totals, the conclusions by
+    format and a legend."""
     out = [
         "## reactfuzz study: verdict rates by design and abuse operator",
         "",
@@ -139,19 +142,23 @@ def render_study_markdown(study: StudyResult) -> str:
         f"{_seconds(study.elapsed)}",
         "",
     ]
-    rows = []
-    for a in _by_family(study.abuses):
-        row = [_code(a, cell=True)]
-        for d in study.designs:
-            c = study.cell(d, a)
-            if c is None or c.n == 0:
-                row.append("n/a")
-            else:
-                mark = _mark(c)
-                row.append(_rate_ci(c.bad(), c.n) + (f" {mark}" if mark else ""))
-        rows.append(row)
-    out += _md_table(["abuse", *(_code(d, cell=True) for d in study.designs)], rows,
-                     "l" + "c" * len(study.designs))
+    for n, designs in enumerate(_design_blocks(study.designs)):
+        rows = []
+        for a in _by_family(study.abuses):
+            row = [_code(a, cell=True)]
+            for d in designs:
+                c = study.cell(d, a)
+                if c is None or c.n == 0:
+                    row.append("n/a")
+                else:
+                    mark = _mark(c)
+                    row.append(_rate_ci(c.bad(), c.n) + (f" {mark}" if mark else ""))
+            if n and all(cell == "n/a" for cell in row[1:]):
+                continue
+            rows.append(row)
+        out += [""] if n else []
+        out += _md_table(["abuse", *(_code(d, cell=True) for d in designs)], rows,
+                         "l" + "c" * len(designs))
     out += ["", "### Per design, all operators pooled", ""]
     totals = study.design_totals()
     descr = _descriptions(study)
@@ -163,5 +170,14 @@ def render_study_markdown(study: StudyResult) -> str:
                       _rate_ci(design_bad, t.n), str(t.protocol), _worst(t)])
     out += _md_table(["design", "what it is", "examples", "not ok", "design faults",
                       "protocol", "most frequent"], trows, "llrrrrl")
+    out += ["", "### Conclusions by format", "",
+            "Per format, each design's design faults (non-ok verdicts the protocol does not "
+            "explain) and the operators it fails on most.", ""]
+    for fmt, verdicts in _conclusions(study):
+        said = []
+        for d, rate, where in verdicts:
+            worst = " · ".join(f"{_code(a)} {_md(v)}" for a, v in where)
+            said.append(f"{_code(d)} {rate}" + (f", most on {worst}" if worst else ", none"))
+        out.append(f"- **{_code(fmt)}**: " + "; ".join(said))
     out += ["", "Legend:", "", *(f"- {line}" for line in _STUDY_LEGEND)]
     return "\n".join(out) + "\n"

@@ -20,11 +20,11 @@ from typing import Protocol, runtime_checkable
 
 import regex  # type: ignore[import-untyped, unused-ignore]  # typed by types-regex, if installed
 
-from .errors import UsageError
-from .formats import Format, get_format
-from .grammars import grammar_parse
-from .model import Action, Invalid, Step
-from .registry import Registry
+from ..errors import UsageError
+from ..formats import Format, get_format
+from ..grammars import grammar_parse
+from ..model import Action, Invalid, Step
+from ..registry import Registry
 
 __all__ = [
     "PARSERS",
@@ -316,3 +316,7 @@ def _split_quoted(raw: str) -> tuple[str, ...] | None:
 @register_parser("hardened-bracket", "a careful regex parser for bracket (anchored, one action)")
 def _hardened_bracket(fmt: Format) -> Parser:
     return HardenedBracketParser(fmt)
+
+
+# the classic parsers of the JSON, tag and section families register themselves
+from . import classic_json  # noqa: E402, F401
