@@ -229,6 +229,20 @@ def test_signals_wait_while_findings_and_reports_are_written() -> None:
 
 
 @POSIX
+def test_a_signal_whose_exception_is_lost_still_stops_the_search() -> None:
+    from reactfuzz.engine.signals import check_stop
+
+    with sigterm_interrupts():
+        try:  # as a garbage-collector callback inside Hypothesis swallows it
+            signal.raise_signal(signal.SIGTERM)
+        except KeyboardInterrupt:
+            pass
+        with pytest.raises(Terminated):
+            check_stop()  # the search looks before every example
+    check_stop()  # the run is over: nothing pending
+
+
+@POSIX
 @LINUX
 def test_a_timed_out_parser_and_what_it_forked_are_killed(tmp_path: Path) -> None:
     (tmp_path / "forks.py").write_text(

@@ -42,7 +42,7 @@ from .example import Example, to_finding
 from .replay import replay_for_run
 from .results import OperatorStats, RunSummary
 from .search import FailureKey
-from .signals import Terminated, deferred_signals
+from .signals import Terminated, check_stop, deferred_signals, request_stop, reset_stop
 
 __all__ = ["run_fuzz", "run_fuzz_parallel"]
 
@@ -145,8 +145,7 @@ def _run_here(config: FuzzConfig, plan: Plan, summary: RunSummary, emit: EventSi
                 if deadline is not None and time.monotonic() > deadline:
                     stats.skipped = "time budget spent"
                     continue
-                if _search_module.stop_requested():
-                    raise KeyboardInterrupt
+                check_stop()
                 emit(OperatorStarted(name, abuse))
                 t0 = time.monotonic()
                 current, minimal = {}, set()
@@ -241,7 +240,8 @@ def _init_worker(queue: Any) -> None:
     global _WORKER_QUEUE
     _WORKER_QUEUE = queue
     # the parent's SIGINT means "stop at the next example and hand back what you found"
-    signal.signal(signal.SIGINT, _search_module.request_stop)
+    reset_stop()
+    signal.signal(signal.SIGINT, request_stop)
 
 
 @pinned

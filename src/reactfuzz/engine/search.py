@@ -19,10 +19,8 @@ replays each shrunk example last.
 
 from __future__ import annotations
 
-import threading
 import time
 import warnings
-from typing import Any
 
 from hypothesis import HealthCheck, Phase, Verbosity, given, settings
 from hypothesis import seed as hypothesis_seed
@@ -38,24 +36,10 @@ from .config import FuzzConfig
 from .events import EventSink, ExamplesRan
 from .example import Example, examine
 from .results import OperatorStats
+from .signals import check_stop
 
-__all__ = ["FailureKey", "request_stop", "search"]
+__all__ = ["FailureKey", "search"]
 
-_STOP = threading.Event()
-
-
-def request_stop(signum: int = 0, frame: Any = None) -> None:
-    """A signal handler for engine workers: stop at the next example, not mid-statement
-    (a ``KeyboardInterrupt`` inside Hypothesis's own callbacks is lost); asked twice, stop
-    now."""
-    if _STOP.is_set():
-        raise KeyboardInterrupt
-    _STOP.set()
-
-
-def stop_requested() -> bool:
-    """Whether :func:`request_stop` ran in this process."""
-    return _STOP.is_set()
 
 FailureKey = tuple[str, str, str, str]
 """(check, failure kind, cause, signature): what makes two failing examples one failure."""
@@ -100,8 +84,7 @@ def search(
         database = DirectoryBasedExampleDatabase(config.hypothesis_db)
 
     def body(sc: Scenario, chunks: list[int]) -> None:
-        if _STOP.is_set():
-            raise KeyboardInterrupt
+        check_stop()  # a signal whose exception was lost inside Hypothesis
         if deadline is not None and time.monotonic() > deadline:
             return
         stats.examples += 1

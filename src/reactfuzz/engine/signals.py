@@ -15,28 +15,65 @@ from typing import Any
 
 from ..targets.processes import in_main_thread
 
-__all__ = ["Terminated", "deferred_signals", "sigterm_interrupts"]
+__all__ = ["Terminated", "check_stop", "deferred_signals", "request_stop", "reset_stop",
+           "sigterm_interrupts"]
 
 
 class Terminated(KeyboardInterrupt):
     """SIGTERM arrived: stop like Ctrl-C, keep what was found, exit 143."""
 
 
-def _raise_terminated(signum: int, frame: Any) -> None:
-    raise Terminated
+_PENDING: list[type[KeyboardInterrupt]] = []
+"""The stop asked for by a signal, until the run ends: an exception raised by a handler
+can be lost (Python only prints one raised inside a garbage-collector callback, as
+Hypothesis installs), so the search also looks here before every example."""
+
+
+def _kind(signum: int) -> type[KeyboardInterrupt]:
+    return Terminated if signum == signal.SIGTERM else KeyboardInterrupt
+
+
+def _interrupt(signum: int, frame: Any) -> None:
+    kind = _kind(signum)
+    if not _PENDING:
+        _PENDING.append(kind)
+    raise kind
+
+
+def request_stop(signum: int = signal.SIGINT, frame: Any = None) -> None:
+    """A handler for engine workers: stop at the next example rather than in the middle
+    of a statement; asked twice, stop now."""
+    if _PENDING:
+        raise _PENDING[0]
+    _PENDING.append(_kind(signum))
+
+
+def reset_stop() -> None:
+    """Forget a stop asked for earlier (a new process, or a new run in this one)."""
+    _PENDING.clear()
+
+
+def check_stop() -> None:
+    """Raise the interruption a signal asked for, if one did (see :data:`_PENDING`)."""
+    if _PENDING:
+        raise _PENDING[0]
 
 
 @contextlib.contextmanager
 def sigterm_interrupts() -> Iterator[None]:
-    """While active (main thread only), SIGTERM raises :class:`Terminated`."""
+    """While active (main thread only), SIGTERM raises :class:`Terminated` and SIGINT a
+    ``KeyboardInterrupt``, and either is remembered until the block ends."""
     if not in_main_thread():
         yield
         return
-    previous = signal.signal(signal.SIGTERM, _raise_terminated)
+    _PENDING.clear()
+    previous = {s: signal.signal(s, _interrupt) for s in (signal.SIGINT, signal.SIGTERM)}
     try:
         yield
     finally:
-        signal.signal(signal.SIGTERM, previous)
+        for s, handler in previous.items():
+            signal.signal(s, handler)
+        _PENDING.clear()
 
 
 @contextlib.contextmanager
