@@ -34,13 +34,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ReactfuzzError as e:
         print(f"reactfuzz: error: {e}", file=sys.stderr)
         return 2
-    except KeyboardInterrupt:
-        print("reactfuzz: interrupted", file=sys.stderr)
-        return 130
+    except KeyboardInterrupt as e:  # SIGTERM during a fuzz run arrives as one (143)
+        terminated = type(e).__name__ == "Terminated"
+        print(f"reactfuzz: {'terminated' if terminated else 'interrupted'}", file=sys.stderr)
+        return 143 if terminated else 130
     except BrokenPipeError:
         return 0
 
 
 def entry() -> None:
-    """Console-script entry point."""
-    sys.exit(main())
+    """Console-script entry point (Ctrl-C while starting up is one line too)."""
+    try:
+        code = main()
+    except KeyboardInterrupt:
+        print("reactfuzz: interrupted", file=sys.stderr)
+        code = 130
+    sys.exit(code)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import signal
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -23,14 +24,18 @@ _REPORTS = ("json", "junit", "markdown", "html", "events")
 
 def _load_plugins(modules: list[str] | None) -> None:
     """Import user modules that register checks, abuses or parsers (current dir first)."""
+    import functools
     import importlib
     import os
 
     from ..engine.checks import CHECKS
     from ..limits import id_problem
     from ..strategies import ABUSES
+    from ..targets.user_code import probe
 
     for name in modules or []:
+        if name not in sys.modules:  # a plugin that hangs or exits at import: exit 2
+            probe(functools.partial(_load_plugins, [name]), f"--plugin {name}")
         before = {"check": set(CHECKS), "abuse": set(ABUSES)}
         sys.path.insert(0, os.getcwd())
         try:
@@ -125,15 +130,24 @@ def _cmd_fuzz(args: argparse.Namespace) -> int:
         for s in sinks:
             s(event)
 
+    from ..engine.signals import deferred_signals, sigterm_interrupts
+
     try:
-        if args.explore:
-            return _explore(args, config, emit)
-        summary = run_fuzz(config, emit, workers=args.workers)
+        with sigterm_interrupts():  # a CI cancel stops the run as Ctrl-C does
+            if args.explore:
+                return _explore(args, config, emit)
+            summary = run_fuzz(config, emit, workers=args.workers)
     finally:
         if log is not None:
             log.close()
-    _write_reports(summary, args)
-    print(render_console(summary, color=_color(args)))
+    # every report is written whole, whatever signal arrives meanwhile
+    with deferred_signals(reraise=False) as got:
+        _write_reports(summary, args)
+        print(render_console(summary, color=_color(args)))
+    if got and not summary.interrupted:
+        print("reactfuzz: stopped by a signal while writing the reports; they are complete",
+              file=sys.stderr)
+        return 143 if got[0] == signal.SIGTERM else 130
     return summary.exit_code
 
 

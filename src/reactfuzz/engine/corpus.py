@@ -28,14 +28,17 @@ from ..oracle import Acceptable
 from ..parsers import PARSERS
 
 __all__ = [
+    "MAX_FIELD_CHARS",
     "SCHEMA_VERSION",
     "AcceptableSpec",
     "Finding",
     "IntentSpec",
+    "bounded_finding",
     "is_code_reference",
     "iter_corpus",
     "load_finding",
     "save_finding",
+    "sweep_temp_files",
 ]
 
 SCHEMA_VERSION: Final = 1
@@ -218,10 +221,34 @@ def is_code_reference(ref: str, *, tools: bool = False) -> bool:
     return not (ref in PARSERS or ref.startswith(("regex:", "grammar:")))
 
 
+MAX_FIELD_CHARS: Final = 4096
+"""The longest text a finding keeps in ``observed``, ``expected``, ``explanation`` and
+``signature``; the completion is always kept whole, so the finding still replays."""
+
+_BOUNDED_FIELDS: Final = ("observed", "expected", "explanation", "signature")
+
+
+def _bounded(text: str, limit: int = MAX_FIELD_CHARS) -> str:
+    if len(text) <= limit:
+        return text
+    digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+    return f"{text[:limit - 80]}... [truncated: {len(text)} chars, sha256 {digest}]"
+
+
+def bounded_finding(finding: Finding) -> Finding:
+    """``finding`` with its long text fields cut to :data:`MAX_FIELD_CHARS` (the length and
+    a hash of the whole text kept), so a parser returning megabytes gives a small file and
+    small reports."""
+    long = {k: _bounded(getattr(finding, k)) for k in _BOUNDED_FIELDS
+            if len(getattr(finding, k)) > MAX_FIELD_CHARS}
+    return finding.model_copy(update=long) if long else finding
+
+
 def save_finding(finding: Finding, directory: str | Path) -> Path:
     """Write a finding atomically into ``directory``; returns its path (idempotent)."""
     d = Path(directory)
     d.mkdir(parents=True, exist_ok=True)
+    finding = bounded_finding(finding)
     path = d / finding.filename
     text = json.dumps(finding.model_dump(mode="json"), indent=2, ensure_ascii=False) + "\n"
     fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".json", dir=d)
@@ -236,6 +263,34 @@ def save_finding(finding: Finding, directory: str | Path) -> Path:
         Path(tmp).unlink(missing_ok=True)
         raise
     return path
+
+
+STALE_TEMP_SECONDS: Final = 3600.0
+"""A corpus temporary file older than this was left by a process that was killed while
+saving (``SIGKILL``): no save takes that long, so it is removed."""
+
+
+def sweep_temp_files(directory: str | Path, *, older_than: float = STALE_TEMP_SECONDS) -> int:
+    """Remove ``.tmp-*.json`` files a killed run left in ``directory``; returns how many.
+
+    Recent ones may belong to a run saving right now (runs may share a corpus), so only
+    files older than ``older_than`` seconds go.
+    """
+    import time
+
+    d = Path(directory)
+    removed = 0
+    if not d.is_dir():
+        return 0
+    now = time.time()
+    for f in d.glob(".tmp-*.json"):
+        try:
+            if f.is_file() and not f.is_symlink() and now - f.stat().st_mtime > older_than:
+                f.unlink()
+                removed += 1
+        except OSError:
+            continue
+    return removed
 
 
 def load_finding(path: str | Path) -> Finding:

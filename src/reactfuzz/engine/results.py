@@ -62,6 +62,7 @@ class RunSummary:
     examples: int = 0
     elapsed: float = 0.0
     interrupted: bool = False
+    terminated: bool = False  # the interruption was a SIGTERM (exit 143)
     replayed: int = 0
     reproduced: int = 0
     baseline_known: int = 0
@@ -81,9 +82,10 @@ class RunSummary:
 
     @property
     def exit_code(self) -> int:
-        """0 no findings, 1 findings, 130 interrupted (findings kept either way)."""
+        """0 no findings, 1 findings, 130 interrupted, 143 terminated by SIGTERM (findings
+        kept either way)."""
         if self.interrupted:
-            return 130
+            return 143 if self.terminated else 130
         return 1 if self.findings else 0
 
 

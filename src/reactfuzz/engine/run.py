@@ -12,6 +12,7 @@ operator that was running are written too.
 
 from __future__ import annotations
 
+import signal
 import time
 from dataclasses import replace
 from pathlib import Path
@@ -25,7 +26,7 @@ from . import fit as _fit
 from . import pool as _pool
 from . import search as _search_module
 from .config import FuzzConfig, Plan, operator_seed, require_applicable, resolve
-from .corpus import Finding, save_finding
+from .corpus import Finding, bounded_finding, save_finding, sweep_temp_files
 from .events import (
     EngineEvent,
     EventSink,
@@ -41,6 +42,7 @@ from .example import Example, to_finding
 from .replay import replay_for_run
 from .results import OperatorStats, RunSummary
 from .search import FailureKey
+from .signals import Terminated, check_stop, deferred_signals, request_stop, reset_stop
 
 __all__ = ["run_fuzz", "run_fuzz_parallel"]
 
@@ -65,6 +67,8 @@ def run_fuzz(config: FuzzConfig, emit: EventSink | None = None, *,
     if config.format_fit:
         _fit.check_fit(config, plan.fmt, plan.registry)
     config = replace(config, seed=plan.seed)
+    if config.corpus:
+        sweep_temp_files(config.corpus)  # left by a run killed while saving
     summary = RunSummary(
         seed=plan.seed, targets=list(config.targets), format=plan.fmt.name,
         dispatcher=plan.dispatcher, tools=config.tools, checks=[c.id for c in plan.checks],
@@ -141,6 +145,7 @@ def _run_here(config: FuzzConfig, plan: Plan, summary: RunSummary, emit: EventSi
                 if deadline is not None and time.monotonic() > deadline:
                     stats.skipped = "time budget spent"
                     continue
+                check_stop()
                 emit(OperatorStarted(name, abuse))
                 t0 = time.monotonic()
                 current, minimal = {}, set()
@@ -148,21 +153,26 @@ def _run_here(config: FuzzConfig, plan: Plan, summary: RunSummary, emit: EventSi
                 _search_module.search(target, name, fmt, plan.registry, dispatcher,
                                       plan.checks, abuse, config, op_seed, deadline, emit,
                                       stats, current, minimal)
-                stats.elapsed = time.monotonic() - t0
-                summary.examples += stats.examples
-                _collect(current, summary, name, plan, config, op_seed, minimal, emit)
-                current = {}
-                emit(OperatorFinished(name, abuse, stats.examples, dict(stats.failures),
-                                      round(stats.elapsed, 3)))
-    except KeyboardInterrupt:
-        summary.interrupted = True
-        if summary.operators and not summary.operators[-1].elapsed:
-            summary.examples += summary.operators[-1].examples  # the interrupted operator's
-        # keep what the interrupted operator had found, unshrunk
-        if current:
-            stats = summary.operators[-1]
-            _collect(current, summary, stats.target, plan, config, None, set(), emit)
-        emit(Interrupted(len(summary.findings)))
+                # a signal waits until the findings are saved: the corpus and the
+                # summary never disagree
+                with deferred_signals():
+                    stats.elapsed = time.monotonic() - t0
+                    summary.examples += stats.examples
+                    _collect(current, summary, name, plan, config, op_seed, minimal, emit)
+                    current = {}
+                    emit(OperatorFinished(name, abuse, stats.examples, dict(stats.failures),
+                                          round(stats.elapsed, 3)))
+    except KeyboardInterrupt as exc:
+        with deferred_signals(reraise=False):  # a second Ctrl-C does not lose these
+            summary.interrupted = True
+            summary.terminated |= isinstance(exc, Terminated)
+            if summary.operators and not summary.operators[-1].elapsed:
+                summary.examples += summary.operators[-1].examples  # the interrupted one's
+            # keep what the interrupted operator had found, unshrunk
+            if current:
+                stats = summary.operators[-1]
+                _collect(current, summary, stats.target, plan, config, None, set(), emit)
+            emit(Interrupted(len(summary.findings)))
     finally:
         for t in targets.values():
             t.close()
@@ -182,8 +192,8 @@ def _collect(
     earlier operator found lists this one in ``also_reached``); new ones kept, written
     and announced; protocol notes and findings a baseline knows set aside."""
     for key, ex in recorded.items():
-        finding = to_finding(ex, target, plan.fmt, plan.dispatchers[target], config.tools,
-                             seed, key in minimal)
+        finding = bounded_finding(to_finding(ex, target, plan.fmt, plan.dispatchers[target],
+                                             config.tools, seed, key in minimal))
         if _merge_into(summary, finding, config):
             continue
         if finding.cause == "protocol":
@@ -222,13 +232,16 @@ _WORKER_QUEUE: Any = None
 def _forward(event: EngineEvent) -> None:
     # findings are announced by the parent once it has merged the root causes of all
     if _WORKER_QUEUE is not None and not isinstance(event, (RunStarted, RunFinished,
-                                                            FindingFound)):
+                                                            FindingFound, Interrupted)):
         _WORKER_QUEUE.put(event.to_dict())
 
 
 def _init_worker(queue: Any) -> None:
     global _WORKER_QUEUE
     _WORKER_QUEUE = queue
+    # the parent's SIGINT means "stop at the next example and hand back what you found"
+    reset_stop()
+    signal.signal(signal.SIGINT, request_stop)
 
 
 @pinned
@@ -274,20 +287,36 @@ def _run_workers(config: FuzzConfig, plan: Plan, summary: RunSummary, workers: i
             emit(event_from_dict(data))
 
     thread = threading.Thread(target=pump, daemon=True)
+    parts: list[RunSummary] = []
     try:
         # fork the workers before the event thread starts: forking a threaded process
         # can deadlock the children (and Python 3.12+ warns about it); not daemonic, so
-        # a module:function target can start its own worker process in each
-        parts = _pool.map_unordered(ctx, min(workers, len(shares)), _worker_run,
-                                    [(config, s) for s in shares], initializer=_init_worker,
-                                    initargs=(queue,), started=thread.start)
-    except KeyboardInterrupt:
+        # a module:function target can start its own worker process in each. On Ctrl-C
+        # or SIGTERM the pool stops the workers and `parts` keeps what they had found
+        _pool.map_unordered(ctx, min(workers, len(shares)), _worker_run,
+                            [(config, s) for s in shares], initializer=_init_worker,
+                            initargs=(queue,), started=thread.start, results=parts)
+    except KeyboardInterrupt as exc:
         summary.interrupted = True
-        parts = []
+        summary.terminated |= isinstance(exc, Terminated)
     finally:
-        stop.set()
-        if thread.is_alive():
-            thread.join(timeout=5)
+        with deferred_signals(reraise=False) as got:
+            stop.set()
+            if thread.is_alive():
+                thread.join(timeout=5)
+    with deferred_signals(reraise=False) as late:
+        _merge_parts(config, plan, summary, parts, emit)
+    for signum in got + late:  # a signal while merging: the findings are saved first
+        summary.interrupted = True
+        summary.terminated |= signum == signal.SIGTERM
+    if summary.interrupted:
+        emit(Interrupted(len(summary.findings)))
+
+
+def _merge_parts(config: FuzzConfig, plan: Plan, summary: RunSummary,
+                 parts: list[RunSummary], emit: EventSink) -> None:
+    """The workers' findings as one process would have found them, saved and announced."""
+    wanted = plan.abuses
     order = {a: i for i, a in enumerate(wanted)}
     found: list[Finding] = []
     for part in parts:

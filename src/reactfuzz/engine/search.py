@@ -36,8 +36,10 @@ from .config import FuzzConfig
 from .events import EventSink, ExamplesRan
 from .example import Example, examine
 from .results import OperatorStats
+from .signals import check_stop
 
 __all__ = ["FailureKey", "search"]
+
 
 FailureKey = tuple[str, str, str, str]
 """(check, failure kind, cause, signature): what makes two failing examples one failure."""
@@ -82,6 +84,7 @@ def search(
         database = DirectoryBasedExampleDatabase(config.hypothesis_db)
 
     def body(sc: Scenario, chunks: list[int]) -> None:
+        check_stop()  # a signal whose exception was lost inside Hypothesis
         if deadline is not None and time.monotonic() > deadline:
             return
         stats.examples += 1
@@ -131,10 +134,12 @@ def search(
             # our own failures (one, or a group of distinct ones) are in `recorded`;
             # anything else is a bug in reactfuzz or in the user's code around the
             # target: re-raise it
-            if _interrupted(e):
+            interrupt = _interrupted(e)
+            if interrupt is not None:
                 # Ctrl-C inside Hypothesis's own set-up can surface as an AssertionError
-                # whose context is the KeyboardInterrupt: it is still an interrupt
-                raise KeyboardInterrupt from e
+                # whose context is the KeyboardInterrupt: it is still an interrupt (of
+                # the same kind: SIGTERM's stays a SIGTERM)
+                raise type(interrupt)() from e
             inner = getattr(e, "exceptions", (e,))
             if not all(isinstance(x, _Fail) for x in inner):
                 raise
@@ -157,13 +162,13 @@ def search(
     return recorded
 
 
-def _interrupted(exc: BaseException) -> bool:
-    """Whether a KeyboardInterrupt stands anywhere in ``exc``'s cause or context chain."""
+def _interrupted(exc: BaseException) -> KeyboardInterrupt | None:
+    """The KeyboardInterrupt anywhere in ``exc``'s cause or context chain, if any."""
     seen: set[int] = set()
     cur: BaseException | None = exc
     while cur is not None and id(cur) not in seen:
         if isinstance(cur, KeyboardInterrupt):
-            return True
+            return cur
         seen.add(id(cur))
         cur = cur.__cause__ or cur.__context__
-    return False
+    return None

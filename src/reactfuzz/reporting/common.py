@@ -10,6 +10,7 @@ show.
 from __future__ import annotations
 
 import math
+import os
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -116,6 +117,8 @@ def _exit_meaning(summary: RunSummary) -> str:
     code = summary.exit_code
     if code == 130:
         return "exit code 130: interrupted; the findings so far are kept"
+    if code == 143:
+        return "exit code 143: terminated (SIGTERM); the findings so far are kept"
     if code == 1:
         return "exit code 1: new findings fail the run (protocol notes never do)"
     return "exit code 0: no new findings (protocol notes never fail a run)"
@@ -205,9 +208,20 @@ def _count_table(summary: RunSummary) -> tuple[list[str], list[list[str]]]:
 
 
 def _write(path: str | Path, text: str) -> Path:
+    """Write a report atomically (a temporary file, then a rename): a run stopped while
+    writing never leaves half a report."""
     p = Path(path)
     p.parent.mkdir(parents=True, exist_ok=True)
-    p.write_text(text, encoding="utf-8")
+    if not p.parent.is_dir() or (p.exists() and not p.is_file()):
+        p.write_text(text, encoding="utf-8")  # a FIFO or device: written in place
+        return p
+    tmp = p.with_name(f".tmp-{p.name}.{os.getpid()}")
+    try:
+        tmp.write_text(text, encoding="utf-8")
+        os.replace(tmp, p)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
     return p
 
 

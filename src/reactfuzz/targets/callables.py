@@ -17,6 +17,7 @@ from typing import Any
 from ..formats import Format, get_format
 from .adapters import _invoke, check_supported
 from .base import DEFAULT_TIMEOUT, ParseResult, Target, _check_timeout
+from .sanitise import sanitise_result
 from .user_code import _parse_callable
 from .worker import FunctionTarget
 
@@ -93,7 +94,8 @@ class CallableTarget(Target):
         """Call the parser in-process (SystemExit is a crash; Ctrl-C still interrupts)."""
 
         def call() -> ParseResult:
-            return _invoke(self.fn, completion, self.format, (Exception, SystemExit))
+            return sanitise_result(
+                _invoke(self.fn, completion, self.format, (Exception, SystemExit)))
 
         if self.timeout is None or not _alarm_usable():
             return check_supported(call(), self.name, completion)

@@ -10,15 +10,133 @@ from __future__ import annotations
 
 import contextlib
 import importlib
+import math
 import os
+import select
+import signal
 import sys
+import threading
+import time
 from collections.abc import Callable, Iterator
 from typing import Any
 
 from ..errors import UsageError
 from .adapters import _describe_exception, _short_repr
 
-__all__: list[str] = []
+__all__ = ["import_timeout", "probe"]
+
+IMPORT_TIMEOUT = 60.0
+"""Seconds importing a user module may take (``REACTFUZZ_IMPORT_TIMEOUT`` overrides it)."""
+
+
+def import_timeout() -> float:
+    """The time limit on importing user code: ``$REACTFUZZ_IMPORT_TIMEOUT`` or 60 s."""
+    raw = os.environ.get("REACTFUZZ_IMPORT_TIMEOUT", "").strip()
+    if not raw:
+        return IMPORT_TIMEOUT
+    try:
+        value = float(raw)
+    except ValueError:
+        value = math.nan
+    if not math.isfinite(value) or value <= 0:
+        raise UsageError(
+            f"REACTFUZZ_IMPORT_TIMEOUT={raw!r}: give a positive number of seconds"
+        )
+    return value
+
+
+_IN_PROBE = False
+"""Set in a probing child: what it imports is not probed again."""
+
+
+def probe(run: Callable[[], Any], label: str) -> None:
+    """Run ``run`` (an import of user code) in a forked child first, under a time limit.
+
+    User code that hangs at import, exits (``sys.exit``, ``os._exit``) or crashes the
+    interpreter would take reactfuzz with it; in a child it is one readable
+    :class:`UsageError` naming ``label``. What ``run`` raises is reported as its message.
+    Without ``fork``, or with other threads running (forking them is unsafe), nothing is
+    probed. The child leads its own process group, killed whole on a timeout.
+    """
+    global _IN_PROBE
+    if _IN_PROBE or not hasattr(os, "fork") or threading.active_count() > 1:
+        return
+    limit = import_timeout()
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(Exception):
+            stream.flush()
+    read_end, write_end = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: import, say how it went, never return
+        status = 1
+        _IN_PROBE = True
+        try:
+            os.close(read_end)
+            with contextlib.suppress(OSError):
+                os.setpgid(0, 0)
+            signal.signal(signal.SIGINT, signal.SIG_IGN)
+            import faulthandler
+
+            faulthandler.disable()  # a crash is reported as one line by the parent
+            with contextlib.suppress(OSError):  # the real import prints; the probe does not
+                devnull = os.open(os.devnull, os.O_WRONLY)
+                os.dup2(devnull, 1)
+            try:
+                run()
+                message = ""
+            except BaseException as exc:
+                message = str(exc) if isinstance(exc, UsageError) else (
+                    f"{label}: importing it raised {_describe_exception(exc)}")
+            os.write(write_end, ("ok\n" + message).encode("utf-8", "replace")[:65536])
+            status = 0
+        finally:
+            with contextlib.suppress(Exception):
+                sys.stderr.flush()
+            os._exit(status)
+    os.close(write_end)
+    data = b""
+    deadline = time.monotonic() + limit
+    try:
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0 or not select.select([read_end], [], [], left)[0]:
+                _kill_probe(pid)
+                raise UsageError(
+                    f"{label}: importing it did not finish within {limit:g}s (a module must"
+                    " not block at import; REACTFUZZ_IMPORT_TIMEOUT sets the limit)"
+                )
+            chunk = os.read(read_end, 65536)
+            if not chunk:
+                break
+            data += chunk
+    except BaseException:
+        _kill_probe(pid)
+        raise
+    finally:
+        os.close(read_end)
+    _, status = os.waitpid(pid, 0)
+    with contextlib.suppress(OSError):
+        os.killpg(pid, signal.SIGKILL)  # anything the import forked
+    if not data.startswith(b"ok\n"):
+        if os.WIFSIGNALED(status):
+            how = f"was killed by signal {signal.Signals(os.WTERMSIG(status)).name}"
+        else:
+            how = f"exited with code {os.WEXITSTATUS(status)}"
+        raise UsageError(
+            f"{label}: the process importing it {how} (the module ends the interpreter at"
+            " import: fix it so that importing it only defines things)"
+        )
+    message = data[3:].decode("utf-8", "replace")
+    if message:
+        raise UsageError(message)
+
+
+def _kill_probe(pid: int) -> None:
+    for kill in (lambda: os.killpg(pid, signal.SIGKILL), lambda: os.kill(pid, signal.SIGKILL)):
+        with contextlib.suppress(OSError):
+            kill()
+    with contextlib.suppress(OSError):
+        os.waitpid(pid, 0)
 
 # ----------------------------------------------------------------- importing user code
 
@@ -74,12 +192,25 @@ def _split_spec(spec: str, what: str) -> tuple[str, str]:
     return module, attr
 
 
-def _resolve(spec: str, directory: str, what: str) -> Any:
+def _needs_import(module: str, directory: str) -> bool:
+    """Whether :func:`_import_module` would run the module's code (it is not loaded yet)."""
+    top = module.partition(".")[0]
+    if module not in sys.modules:
+        return True
+    previous = _LOADED_FROM.get(top)
+    return previous is not None and previous != directory
+
+
+def _resolve(spec: str, directory: str, what: str, *, probed: bool = True) -> Any:
     """The object a ``module:attr`` path names, importing the module from ``directory``.
 
+    A module not imported yet is first imported in a child with a time limit
+    (:func:`probe`), so one that hangs or ends the interpreter is a readable error.
     Every failure is one :class:`UsageError` line naming the path and what to do.
     """
     module, attr = _split_spec(spec, what)
+    if probed and _needs_import(module, directory):
+        probe(lambda: _resolve(spec, directory, what, probed=False), repr(spec))
     with _on_path(directory):
         try:
             mod = _import_module(module, directory)
@@ -139,5 +270,5 @@ def _parse_callable(obj: Any, label: str) -> Callable[[str], Any]:
     )
 
 
-def _resolve_parser(spec: str, directory: str) -> Callable[[str], Any]:
-    return _parse_callable(_resolve(spec, directory, "function"), repr(spec))
+def _resolve_parser(spec: str, directory: str, *, probed: bool = True) -> Callable[[str], Any]:
+    return _parse_callable(_resolve(spec, directory, "function", probed=probed), repr(spec))

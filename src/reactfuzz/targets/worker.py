@@ -22,28 +22,38 @@ from ..errors import UsageError
 from ..formats import Format, get_format
 from .adapters import _describe_exception, _invoke, check_supported
 from .base import DEFAULT_TIMEOUT, ParseResult, Target, _check_timeout
-from .user_code import _resolve_parser
+from .processes import die_with_parent, guard_group, in_main_thread, kill_group, own_group
+from .sanitise import sanitise_result
+from .user_code import _resolve_parser, import_timeout
 
 __all__ = ["STARTUP_TIMEOUT", "FunctionTarget"]
 
 STARTUP_TIMEOUT = 60.0
-"""Seconds a worker process may take to import the user's module and report ready."""
+"""Seconds a worker process may take to import the user's module and report ready (the
+default; ``REACTFUZZ_IMPORT_TIMEOUT`` overrides it)."""
 
 
 # ----------------------------------------------------------------- the worker process
 
 
-def _worker_main(conn: Any, spec: str, directory: str, fmt: Format) -> None:
+def _worker_main(conn: Any, spec: str, directory: str, fmt: Format, parent: int | None) -> None:
     """The worker loop: resolve the parser, warm it up, then answer one completion at a time.
 
-    Runs in the child. SIGINT is ignored here (the parent handles Ctrl-C and stops the
-    worker); the loop ends on ``None``, or when the parent's end of the pipe closes.
+    Runs in the child, as the leader of its own process group (stopping it kills what the
+    parser forked), dying with ``parent`` when one is given. SIGINT is ignored here (the
+    parent handles Ctrl-C and stops the worker) and SIGTERM kills; the loop ends on
+    ``None``, or when the parent's end of the pipe closes.
     """
+    own_group()
+    if parent is not None:
+        die_with_parent(parent)
     with contextlib.suppress(ValueError, OSError, AttributeError):
         signal.signal(signal.SIGINT, signal.SIG_IGN)
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    guard_group()
     sys.path.insert(0, directory)
     try:
-        fn = _resolve_parser(spec, directory)
+        fn = _resolve_parser(spec, directory, probed=False)  # this worker is the probe
     except BaseException as exc:  # report anything to the parent
         message = str(exc) if isinstance(exc, UsageError) else _describe_exception(exc)
         with contextlib.suppress(Exception):
@@ -62,7 +72,7 @@ def _worker_main(conn: Any, spec: str, directory: str, fmt: Format) -> None:
             return
         if completion is None:
             return
-        result = _invoke(fn, completion, fmt, BaseException)
+        result = sanitise_result(_invoke(fn, completion, fmt, BaseException))
         try:
             conn.send(("result", result))
         except (EOFError, OSError):
@@ -83,21 +93,27 @@ class _Worker:
     def __init__(self, ctx: Any, spec: str, directory: str, fmt: Format) -> None:
         parent_end, child_end = ctx.Pipe(duplex=True)
         self.conn = parent_end
+        # tied to this process only when started from the main thread: the kernel's
+        # parent-death signal fires when the forking *thread* ends
+        parent = os.getpid() if in_main_thread() else None
         self.process = ctx.Process(
             target=_worker_main,
-            args=(child_end, spec, directory, fmt),
+            args=(child_end, spec, directory, fmt, parent),
             name=f"reactfuzz-worker[{spec}]",
             daemon=True,
         )
         self.process.start()
+        self.pgid: int | None = self.process.pid  # the worker leads its own group
         child_end.close()  # so that the parent sees EOF when the worker dies
 
     def wait_ready(self, spec: str) -> None:
-        if not self.conn.poll(STARTUP_TIMEOUT):
+        limit = import_timeout()
+        if not self.conn.poll(limit):
             self.stop()
             raise UsageError(
-                f"{spec!r}: the worker process did not start within {STARTUP_TIMEOUT:.0f}s"
-                " (does importing the module take that long?)"
+                f"{spec!r}: the worker process did not start within {limit:g}s"
+                " (does importing the module take that long? REACTFUZZ_IMPORT_TIMEOUT"
+                " sets the limit)"
             )
         try:
             status, message = self.conn.recv()
@@ -116,23 +132,22 @@ class _Worker:
         self.process.join(1.0)
         if self.process.exitcode is None:
             self.stop()
+        kill_group(self.pgid)  # what the parser forked goes with it
         with contextlib.suppress(OSError):
             self.conn.close()
         return self.process.exitcode
 
     def stop(self, *, gently: bool = False) -> None:
-        """Stop the worker: ask it (``gently``), then SIGTERM, then SIGKILL."""
+        """Stop the worker and its process group: ask it (``gently``), then SIGKILL."""
         proc = self.process
         if gently and proc.is_alive():
             with contextlib.suppress(OSError, ValueError):
                 self.conn.send(None)
             proc.join(0.5)
+        kill_group(self.pgid)  # the worker and everything the parser forked
         if proc.is_alive():
-            proc.terminate()
-            proc.join(0.5)
-        if proc.is_alive():
-            proc.kill()
-            proc.join(2.0)
+            proc.kill()  # not yet in its own group
+        proc.join(2.0)
         with contextlib.suppress(OSError):
             self.conn.close()
 

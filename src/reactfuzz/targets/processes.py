@@ -1,0 +1,94 @@
+"""Child processes that never outlive reactfuzz: their own process group, tied to a parent.
+
+A user parser runs in a worker process and may fork processes of its own. Each worker
+leads a process group of its own, so stopping it kills the group, grandchildren too; on
+Linux it also dies with the process that started it (``PR_SET_PDEATHSIG``), and a small
+guard process in its group kills the group when the worker dies, so even a ``SIGKILL``
+of reactfuzz leaves no parser process behind.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import sys
+import threading
+from typing import Any
+
+__all__: list[str] = []
+
+_LINUX = sys.platform.startswith("linux")
+
+
+def _set_parent_death_signal(signum: int) -> None:
+    """Linux: have the kernel send ``signum`` to this process when its parent dies."""
+    if not _LINUX:
+        return
+    with contextlib.suppress(Exception):
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, signum, 0, 0, 0)  # PR_SET_PDEATHSIG
+
+
+def own_group() -> None:
+    """Make the calling process the leader of a new process group (where it can)."""
+    with contextlib.suppress(OSError, AttributeError):
+        os.setpgid(0, 0)
+
+
+def die_with_parent(parent: int) -> None:
+    """Die (``SIGKILL``) when ``parent`` dies; if it is already gone, die now."""
+    _set_parent_death_signal(signal.SIGKILL)
+    if _LINUX and os.getppid() != parent:
+        os._exit(1)
+
+
+def guard_group() -> None:
+    """Fork a guard that kills this process's group when this process dies (Linux only).
+
+    The guard only waits for a signal, so it reacts even while the worker is stuck in C
+    code; it is in the group it kills, and goes with it.
+    """
+    if not _LINUX or not hasattr(os, "fork"):
+        return
+    leader = os.getpid()
+    pid = os.fork()
+    if pid != 0:
+        return
+    try:  # the guard
+        def kill_group(signum: int, frame: Any) -> None:
+            with contextlib.suppress(OSError):
+                os.killpg(leader, signal.SIGKILL)
+            os._exit(0)
+
+        for sig in (signal.SIGINT, signal.SIGHUP):
+            with contextlib.suppress(OSError, ValueError):
+                signal.signal(sig, signal.SIG_IGN)
+        signal.signal(signal.SIGTERM, kill_group)
+        _set_parent_death_signal(signal.SIGTERM)
+        if os.getppid() != leader:
+            kill_group(0, None)
+        os.closerange(3, 65536)  # the worker's pipe is not the guard's to hold open
+        with contextlib.suppress(OSError):
+            devnull = os.open(os.devnull, os.O_RDWR)
+            for fd in (0, 1):
+                os.dup2(devnull, fd)
+        while True:
+            signal.pause()
+    finally:
+        os._exit(0)
+
+
+def kill_group(pgid: int | None) -> None:
+    """``SIGKILL`` every process left in group ``pgid`` (nothing if it is gone)."""
+    if pgid is None or pgid <= 0 or pgid == os.getpgrp():
+        return
+    with contextlib.suppress(OSError):
+        os.killpg(pgid, signal.SIGKILL)
+
+
+def in_main_thread() -> bool:
+    """Whether the caller runs in the main thread (signals and parent-death need it)."""
+    return threading.current_thread() is threading.main_thread()

@@ -1,0 +1,114 @@
+"""What a user parser returned, made safe to compare, print, pickle and store.
+
+A parser may return anything: a list that contains itself, an object whose ``__eq__``,
+``__repr__`` or ``__str__`` raises, a string of fifty megabytes. Each would abort the run
+somewhere downstream (a RecursionError in a check, a MemoryError in a report), so results
+are sanitised where they cross into reactfuzz: cycles and hostile objects become marker
+strings, huge strings a marker with their length and hash. The result is still wrong,
+so it is still a finding, only a bounded one.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import replace
+from typing import Any
+
+from ..model import Action, Step
+from .base import ParseResult
+
+__all__ = ["MAX_VALUE_CHARS", "bounded_text", "sanitise_result"]
+
+MAX_VALUE_CHARS = 262_144
+"""The longest string a parser's result may hold (far above any completion reactfuzz
+writes: a longer one cannot be what the completion meant); longer ones are cut."""
+
+_MAX_DEPTH = 32
+_MAX_ITEMS = 10_000
+_KEEP = 200
+
+
+def bounded_text(text: str, limit: int = MAX_VALUE_CHARS) -> str:
+    """``text``, or its start and a marker with its length and SHA-256 when it is longer
+    than ``limit`` characters."""
+    if len(text) <= limit:
+        return text
+    digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+    return f"{text[:_KEEP]}... [truncated: {len(text)} chars, sha256 {digest}]"
+
+
+def _marker(value: Any, what: str) -> str:
+    return f"<{type(value).__name__} whose {what}>"
+
+
+def _value(value: Any, depth: int, active: set[int]) -> Any:
+    """A copy of ``value`` without cycles, hostile objects or huge strings."""
+    if value is None or isinstance(value, (bool, int, float)):
+        return value
+    if isinstance(value, str):
+        return bounded_text(str.__str__(value))
+    if isinstance(value, (bytes, bytearray)):
+        return bytes(value[:MAX_VALUE_CHARS])
+    if depth > _MAX_DEPTH:
+        return _marker(value, f"nesting is deeper than {_MAX_DEPTH}")
+    if isinstance(value, (list, tuple, dict, set, frozenset)):
+        if id(value) in active:
+            return _marker(value, "items contain itself (a cycle)")
+        if len(value) > _MAX_ITEMS:
+            return _marker(value, f"length {len(value)} is over {_MAX_ITEMS}")
+        active.add(id(value))
+        try:
+            if isinstance(value, dict):
+                return {(_value(k, depth + 1, active) if isinstance(k, str) else k):
+                        _value(v, depth + 1, active) for k, v in list(value.items())}
+            items = [_value(v, depth + 1, active) for v in list(value)]
+            if isinstance(value, list):
+                return items
+            if isinstance(value, tuple) and not hasattr(value, "_fields"):
+                return tuple(items)
+            return value if isinstance(value, tuple) else items
+        except Exception:  # a hostile key, a container that changes while read
+            return _marker(value, "items cannot be read")
+        finally:
+            active.discard(id(value))
+    # any other object: keep it if it compares, prints and stays small
+    try:
+        text = repr(value)
+        str(value)
+        bool(value == value)
+    except Exception as exc:
+        return _marker(value, f"__eq__, __repr__ or __str__ raised {type(exc).__name__}")
+    if len(text) > MAX_VALUE_CHARS:
+        return bounded_text(text)
+    return value
+
+
+def _step(step: Step) -> Step:
+    thought = bounded_text(step.thought) if isinstance(step.thought, str) else ""
+    if step.action is not None:
+        a = step.action
+        active: set[int] = set()
+        args = tuple(_value(v, 1, active) for v in a.args) if a.args is not None else None
+        names = tuple(bounded_text(str(n)) for n in a.names) if a.names is not None else None
+        action = Action(bounded_text(a.tool), bounded_text(a.raw), args, names)
+        return replace(step, thought=thought, action=action)
+    if step.answer is not None:
+        return replace(step, thought=thought, answer=bounded_text(step.answer))
+    assert step.invalid is not None
+    invalid = replace(step.invalid, message=bounded_text(str(step.invalid.message)))
+    return replace(step, thought=thought, invalid=invalid)
+
+
+def sanitise_result(result: ParseResult) -> ParseResult:
+    """``result`` with its Step made safe (see the module); an unreadable one is a crash."""
+    if result.step is None:
+        if result.error is not None and len(result.error) > MAX_VALUE_CHARS:
+            return replace(result, error=bounded_text(result.error))
+        return result
+    try:
+        return replace(result, step=_step(result.step))
+    except Exception as exc:
+        return ParseResult(
+            error=f"the parser's result cannot be read: {type(exc).__name__}",
+            elapsed=result.elapsed,
+        )
