@@ -68,7 +68,7 @@ def _gone(pid: int) -> bool:
     return stat[stat.rindex(")") + 2] == "Z"
 
 
-def _wait_gone(pids: list[int], seconds: float = 5.0) -> list[int]:
+def _wait_gone(pids: list[int], seconds: float = 15.0) -> list[int]:
     end = time.monotonic() + seconds
     while time.monotonic() < end:
         left = [p for p in pids if not _gone(p)]
