@@ -252,7 +252,7 @@ _TOOLS: dict[str, Any] = {
     "name-number": '[{"name": 5, "parameters": {"type": "object"}}]',
     "name-empty": '[{"name": "", "parameters": {"type": "object"}}]',
     "duplicate-names": json.dumps(GOOD_TOOLS * 2),
-    "nested-object": json.dumps(GOOD_TOOLS).replace('{"type": "string"}', '{"type": "object"}'),
+    "remote-ref": json.dumps(GOOD_TOOLS).replace('{"type": "string"}', '{"$ref": "x.json"}'),
     "type-unknown": json.dumps(GOOD_TOOLS).replace('"string"', '"nosuch"'),
     "type-number": json.dumps(GOOD_TOOLS).replace('"string"', "5"),
     "required-not-list": json.dumps(GOOD_TOOLS).replace('["q"]', '"q"'),
@@ -262,8 +262,8 @@ _TOOLS: dict[str, Any] = {
     "enum-empty": json.dumps(GOOD_TOOLS).replace('{"type": "string"}', '{"enum": []}'),
     "parameters-not-object": '[{"name": "s", "parameters": 5}]',
     "properties-list": '[{"name": "s", "parameters": {"type": "object", "properties": []}}]',
-    "items-object": json.dumps(GOOD_TOOLS).replace(
-        '{"type": "string"}', '{"type": "array", "items": {"type": "object"}}'),
+    "prefix-items": json.dumps(GOOD_TOOLS).replace(
+        '{"type": "string"}', '{"type": "array", "prefixItems": [{"type": "object"}]}'),
     "min-length-string": json.dumps(GOOD_TOOLS).replace(
         '{"type": "string"}', '{"type": "string", "minLength": "x"}'),
     "description-number": '[{"name": "s", "description": 5, "parameters": {"type": "object"}}]',

@@ -1,8 +1,10 @@
 """Argument values from a tool's JSON schema, valid calls and intents.
 
 Values come from small pools where a pool is as good as the whole domain (one choice
-each: generation stays cheap and shrinks to the simplest value), and from near-valid
-strings a schema refuses (a date that is not a date, ``../``).
+each: generation stays cheap and shrinks to the simplest value), from
+``hypothesis-jsonschema`` for every schema no pool covers (nested objects, arrays of
+objects, unions, formats), and from near-valid strings a schema refuses (a date that is
+not a date, ``../``).
 """
 
 from __future__ import annotations
@@ -34,22 +36,127 @@ __all__ = [
 ]
 
 
+_POOL_KEYS = frozenset({
+    "type", "title", "description", "examples", "default", "$comment", "deprecated", "enum",
+    "format", "pattern", "minLength", "maxLength", "minimum", "maximum", "exclusiveMinimum",
+    "exclusiveMaximum", "items", "minItems", "maxItems", "anyOf",
+})
+"""Schema keywords the value pools below cover; any other sends a property to the generator."""
+
+
 def prop_kind(prop: dict[str, Any]) -> str:
+    """What kind of value a property holds: a pool of realistic values, or ``json``.
+
+    ``json`` is every schema the pools do not cover (objects, arrays of anything but plain
+    strings, unions, ``const``, formats other than ``date``): drawn by
+    ``hypothesis-jsonschema`` from the schema itself.
+    """
     if "enum" in prop:
         return "enum"
+    if not prop.keys() <= _POOL_KEYS:
+        return "json"
     types = prop.get("type")
     if isinstance(types, list):
-        types = next((t for t in types if t != "null"), "string")
+        rest = [t for t in types if t != "null"]
+        if len(rest) > 1:
+            return "json"
+        types = rest[0] if rest else "string"
     if prop.get("anyOf"):
         inner = [p for p in prop["anyOf"] if p.get("type") != "null"]
-        return prop_kind(inner[0]) if inner else "string"
-    if types == "string" and prop.get("format") == "date":
-        return "date"
+        return prop_kind(inner[0]) if len(inner) == 1 else "json"
+    if types == "string" and "format" in prop:
+        return "date" if prop["format"] == "date" else "json"
     if types == "string" and "pattern" in prop:
         return "pattern"
-    return {"integer": "int", "number": "float", "boolean": "bool", "array": "list"}.get(
-        str(types), "string"
+    if types == "array":
+        items = prop.get("items")
+        plain = isinstance(items, dict) and items.get("type") == "string" and (
+            items.keys() <= {"type", "title", "description"})
+        return "list" if plain else "json"
+    if types is None or types == "object":
+        return "json"
+    return {"integer": "int", "number": "float", "boolean": "bool"}.get(str(types), "string")
+
+
+_WORDS = "reactfuzz-plain-text"
+"""A string format of our own: free strings inside generated values are plain words."""
+_DATA_KEYS = frozenset({"enum", "const", "default", "examples"})
+
+
+def _for_generation(node: Any, closed: bool = True) -> Any:
+    """A copy of a schema to draw from: free strings are plain words (as everywhere else, so a
+    finding names the operator that made it) and objects carry only their declared keys (a
+    model fills in what the schema names); validation still uses the schema as written."""
+    if isinstance(node, list):
+        return [_for_generation(n, closed) for n in node]
+    if not isinstance(node, dict):
+        return node
+    out: dict[str, Any] = {}
+    for key, value in node.items():
+        if key in _DATA_KEYS:
+            out[key] = value
+        elif key in ("properties", "patternProperties") and isinstance(value, dict):
+            out[key] = {n: _for_generation(v) for n, v in value.items()}
+        else:
+            out[key] = _for_generation(value, closed and key != "allOf")
+    if out.get("type") == "string" and not out.keys() & {
+        "format", "pattern", "minLength", "maxLength", "enum", "const"
+    }:
+        out["format"] = _WORDS
+    if closed and out.get("type") == "object" and "properties" in out and not out.keys() & {
+        "additionalProperties", "patternProperties"
+    }:
+        out["additionalProperties"] = False
+    return out
+
+
+def _generated(prop: dict[str, Any]) -> st.SearchStrategy[Any]:
+    """Values of a schema no pool covers, drawn by ``hypothesis-jsonschema``.
+
+    Objects are assembled here with ``fixed_dictionaries`` (their declared keys, each value
+    from its own schema) when the installed Hypothesis no longer has the internal API
+    ``hypothesis-jsonschema`` 0.23 draws objects with; every other schema goes to it whole.
+    """
+    import jsonschema
+
+    schema = _for_generation(prop)
+    check = jsonschema.validators.validator_for(prop, default=jsonschema.Draft202012Validator)
+    valid = check(prop, format_checker=check.FORMAT_CHECKER).is_valid
+    return _drawn(schema).filter(valid)
+
+
+def _drawn(schema: Any) -> st.SearchStrategy[Any]:
+    from hypothesis.internal.conjecture import utils as cu
+    from hypothesis_jsonschema import from_schema
+
+    if hasattr(cu.many, "more") or not _has_object(schema):
+        return from_schema(schema, custom_formats={_WORDS: plain_text()})
+    rest = {k: v for k, v in schema.items() if k not in ("anyOf", "oneOf")}
+    for key in ("anyOf", "oneOf"):
+        if key in schema:
+            return st.one_of([_drawn({**rest, **branch}) for branch in schema[key]])
+    types = schema.get("type")
+    if isinstance(types, list) and "null" in types and len(types) == 2:
+        other = next(t for t in types if t != "null")
+        return st.none() | _drawn({**schema, "type": other})
+    if types == "array":
+        return st.lists(_drawn(schema.get("items", {})), min_size=schema.get("minItems", 0),
+                        max_size=schema.get("maxItems", 3))
+    props = schema.get("properties", {})
+    required = [k for k in schema.get("required", []) if k in props]
+    return st.fixed_dictionaries(
+        {k: _drawn(props[k]) for k in required},
+        optional={k: _drawn(v) for k, v in props.items() if k not in required},
     )
+
+
+def _has_object(node: Any) -> bool:
+    if isinstance(node, list):
+        return any(_has_object(n) for n in node)
+    if not isinstance(node, dict):
+        return False
+    return node.get("type") == "object" or "properties" in node or any(
+        _has_object(v) for k, v in node.items() if k not in _DATA_KEYS)
 
 
 @lru_cache(maxsize=256)
@@ -98,6 +205,7 @@ _NEAR_VALID: dict[str, tuple[str, ...]] = {
     "pattern": ("INV-2041", "", "cus 8812", "../../etc/passwd"),
     "string": ("../../etc/passwd", "/etc/passwd"),
     "list": ("a", ""),
+    "json": ("", "none", "{}"),
 }
 
 
@@ -136,6 +244,8 @@ def _argument_values(tool: Tool, name: str, valid: bool) -> st.SearchStrategy[An
         return st.sampled_from(_NEAR_VALID[kind])
     if kind == "enum":
         return st.sampled_from(prop["enum"])
+    if kind == "json":  # what no pool covers: the maintained generator, from the schema
+        return _generated(prop)
     # Pools drawn in one choice where a pool is as good as the full domain: a parser cannot
     # tell one date or amount from another, and fewer choices per scenario make generation
     # several times cheaper (Hypothesis's cost is per choice). Pools start with the

@@ -131,7 +131,11 @@ def _safe_field_name(name: str) -> bool:
     )
 
 
-def _build_model(model_name: str, specs: Sequence[tuple[str, Any, Any]]) -> type[BaseModel]:
+def _build_model(
+    model_name: str,
+    specs: Sequence[tuple[str, Any, Any]],
+    validators: dict[str, Any] | None = None,
+) -> type[BaseModel]:
     """Create an ``extra="forbid"`` model from (name, annotation, default-or-FieldInfo) triples.
 
     A name pydantic cannot use as an attribute (``_x``, ``json``, ``from``, ``a-b``) gets an
@@ -148,7 +152,7 @@ def _build_model(model_name: str, specs: Sequence[tuple[str, Any, Any]]) -> type
             internal += "_"
         fields[internal] = (Annotated[annotation, Field(alias=name)], default)
     return create_model(
-        model_name, __config__=ConfigDict(extra="forbid"), **fields
+        model_name, __config__=ConfigDict(extra="forbid"), __validators__=validators, **fields
     )
 
 

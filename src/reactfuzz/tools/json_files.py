@@ -1,9 +1,12 @@
-"""JSON tool files: provider tool definitions in the OpenAI and Anthropic shapes.
+"""JSON tool files: provider tool definitions in the OpenAI, Anthropic and MCP shapes.
 
 Agents already send their tools to providers as JSON Schema; :func:`load_tools_json`
-reads those files back into a registry. Only a documented subset of JSON Schema is
-accepted, and anything outside it is an :class:`~reactfuzz.errors.InputFileError` naming
-the file, the tool and the JSON path, never a guess.
+reads those files back into a registry. The schema is checked against its draft's
+metaschema and arguments are validated by ``jsonschema``; references (``$ref``) are read
+only inside the file and inlined, never fetched. What the argument generator cannot draw
+(recursive references, keywords only Draft 2019-09/2020-12 know) is an
+:class:`~reactfuzz.errors.InputFileError` naming the file, the tool and the JSON path.
+Reading a file never imports or runs anything it names.
 """
 
 from __future__ import annotations
@@ -12,14 +15,19 @@ import datetime as _dt
 import json
 import os
 import re
-from typing import Annotated, Any, Literal
+from typing import Any, Literal
 
-from pydantic import Field, TypeAdapter
+import jsonschema
+from jsonschema.exceptions import SchemaError
+from jsonschema.validators import validator_for
+from pydantic import BaseModel, Field, TypeAdapter, model_validator
+from referencing import Registry, Resource
+from referencing.exceptions import Unresolvable
 
 from ..errors import InputFileError
 from ..limits import load_json_text, read_user_file
 from ..model import DuplicateKeyError, no_duplicate_keys
-from .build import _build_model, _camel_case, _supported
+from .build import _build_model, _camel_case
 from .registry import ToolRegistry
 from .tool import _NAME_RE, ObservationFn, Tool
 
@@ -29,27 +37,40 @@ MAX_TOOLS_BYTES = 16 * 1024 * 1024
 """The largest tools file read (16 MiB: thousands of tools)."""
 
 _SUPPORTED_JSON = (
-    "supported: an object schema whose properties have type string (with format date, "
-    "pattern, minLength, maxLength), integer or number (with minimum, maximum, "
-    "exclusiveMinimum, exclusiveMaximum), boolean or array of strings (with minItems, "
-    "maxItems), or an enum, with default, and null allowed through a type list, "
-    "anyOf [X, null] or nullable"
+    "supported: JSON Schema Draft 4 to 2020-12 (2020-12 when no $schema is given) with an "
+    "object of named properties at the top, $ref only inside the file and not recursive, "
+    "and none of prefixItems, unevaluatedItems, unevaluatedProperties, dependentRequired, "
+    "dependentSchemas, minContains, maxContains, $dynamicRef, $recursiveRef"
 )
+_LATE_KEYWORDS = frozenset({
+    "prefixItems", "unevaluatedItems", "unevaluatedProperties", "dependentRequired",
+    "dependentSchemas", "minContains", "maxContains", "$dynamicRef", "$dynamicAnchor",
+    "$recursiveRef", "$recursiveAnchor",
+})
+"""Keywords the argument generator (Draft 4 to 7) cannot draw for: refused, never ignored."""
 
-
-# --------------------------------------------------------------------------- JSON tool files
+_IDENT_RE = re.compile(r"^[A-Za-z_$][A-Za-z0-9_$-]*$")
+_ANNOTATION_KEYS = frozenset({"title", "description", "examples", "$comment", "deprecated"})
+_TOP_KEYS = _ANNOTATION_KEYS | {"type", "properties", "required", "additionalProperties",
+                                "$schema", "$id", "$defs", "definitions"}
+_SCHEMA_KEYS = frozenset({"items", "additionalItems", "additionalProperties", "not", "if",
+                          "then", "else", "contains", "propertyNames"})
+_SCHEMA_LISTS = frozenset({"allOf", "anyOf", "oneOf", "items"})
+_SCHEMA_MAPS = frozenset({"properties", "patternProperties"})
+_PY_TYPES: dict[str, Any] = {"string": str, "integer": int, "number": float, "boolean": bool}
 
 
 def load_tools_json(
     path: str | os.PathLike[str], *, observations: ObservationFn | None = None
 ) -> ToolRegistry:
-    """Load a registry from a JSON file holding a list of provider tool definitions.
+    """Load a registry from a JSON file of provider tool definitions.
 
-    Accepted shapes: ``{"name", "description", "parameters"}`` (OpenAI function style, also
-    inside ``{"type": "function", "function": {...}}``) and ``{"name", "description",
-    "input_schema"}`` (Anthropic style); a ``{"tools": [...]}`` object is accepted too.
-    Raises :class:`~reactfuzz.errors.InputFileError` for unreadable or invalid JSON and for
-    any schema feature outside the supported subset, naming the file, tool and JSON path.
+    Accepted shapes: a list of ``{"name", "description", "parameters"}`` (OpenAI, also inside
+    ``{"type": "function", "function": {...}}``), of ``{"name", "description",
+    "input_schema"}`` (Anthropic) or of ``{"name", "description", "inputSchema"}`` (MCP); a
+    ``{"tools": [...]}`` object (an MCP ``tools/list`` result), also inside a JSON-RPC
+    response's ``result``. Raises :class:`~reactfuzz.errors.InputFileError` for unreadable or
+    invalid JSON, an invalid schema and any unsupported feature, naming file, tool and path.
     """
     file = os.fspath(path)
     raw = read_user_file(file, "tool file", limit=MAX_TOOLS_BYTES)
@@ -68,40 +89,15 @@ def load_tools_json(
     return ToolRegistry.from_definitions(data, source=file, observations=observations)
 
 
-_IDENT_RE = re.compile(r"^[A-Za-z_$][A-Za-z0-9_$-]*$")
-_ANNOTATION_KEYS = frozenset({"title", "description", "examples", "$comment", "deprecated"})
-_OBJECT_KEYS = _ANNOTATION_KEYS | {"type", "properties", "required", "additionalProperties",
-                                   "$schema"}
-_TYPE_KEYS: dict[str, frozenset[str]] = {
-    "string": frozenset({"pattern", "minLength", "maxLength", "format"}),
-    "integer": frozenset({"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"}),
-    "number": frozenset({"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"}),
-    "boolean": frozenset(),
-    "array": frozenset({"items", "minItems", "maxItems"}),
-}
-_TYPE_KEYS_ALL: frozenset[str] = frozenset().union(*_TYPE_KEYS.values())
-_PROPERTY_KEYS = _ANNOTATION_KEYS | {"type", "enum", "default", "anyOf", "nullable"}.union(
-    *_TYPE_KEYS.values()
-)
-_CONSTRAINTS = {
-    "pattern": "pattern",
-    "minLength": "min_length",
-    "maxLength": "max_length",
-    "minItems": "min_length",
-    "maxItems": "max_length",
-    "minimum": "ge",
-    "maximum": "le",
-    "exclusiveMinimum": "gt",
-    "exclusiveMaximum": "lt",
-}
-_BASE_TYPES: dict[str, Any] = {"string": str, "integer": int, "number": float, "boolean": bool}
-_NO_DEFAULT = object()
-
-
 def _jp(where: str, key: str | int) -> str:
     if isinstance(key, int):
         return f"{where}[{key}]"
     return f"{where}.{key}" if _IDENT_RE.match(key) else f"{where}[{json.dumps(key)}]"
+
+
+def _one_line(text: str, limit: int = 160) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 class _JsonToolReader:
@@ -122,8 +118,10 @@ class _JsonToolReader:
 
     def read(self, data: Any) -> list[Tool]:
         where = "$"
+        if isinstance(data, dict) and "result" in data and "jsonrpc" in data:
+            data, where = data["result"], "$.result"  # a JSON-RPC response to tools/list
         if isinstance(data, dict) and "tools" in data:
-            data, where = data["tools"], "$.tools"
+            data, where = data["tools"], _jp(where, "tools")
         if not isinstance(data, list):
             raise InputFileError(
                 f"{self.source}: expected a JSON list of tool definitions at {where}, "
@@ -168,24 +166,38 @@ class _JsonToolReader:
         description = entry.get("description", "")
         if not isinstance(description, str):
             raise self.invalid(_jp(where, "description"), "the description must be a string")
-        keys = [k for k in ("parameters", "input_schema") if k in entry]
-        if len(keys) == 2:
-            raise self.invalid(where, "both 'parameters' and 'input_schema' are given")
-        specs: list[tuple[str, Any, Any]] = []
-        if keys:
-            specs = self.read_object(_jp(where, keys[0]), entry[keys[0]])
-        try:
-            model = _build_model(_camel_case(name) + "Args", specs)
-        except Exception as exc:  # pragma: no cover - each property was checked already
-            raise self.invalid(where, f"pydantic refused the argument model: {exc}") from None
-        return Tool(name, " ".join(description.split()), model)
+        keys = [k for k in ("parameters", "input_schema", "inputSchema") if k in entry]
+        if len(keys) > 1:
+            raise self.invalid(where, f"both {keys[0]!r} and {keys[1]!r} are given")
+        swhere = _jp(where, keys[0] if keys else "parameters")
+        schema = self.read_schema(swhere, entry[keys[0]] if keys else {})
+        specs = [self.read_property(_jp(_jp(swhere, "properties"), pname), pname, prop,
+                                    pname in schema.get("required", ()))
+                 for pname, prop in schema["properties"].items()]
+        model = _build_model(_camel_case(name) + "Args", specs,
+                             validators=_schema_validators(schema))
+        return Tool(name, " ".join(description.split()), model, schema=schema)
 
-    def read_object(self, where: str, schema: Any) -> list[tuple[str, Any, Any]]:
+    def read_schema(self, where: str, schema: Any) -> dict[str, Any]:
+        """Check a tool's parameter schema and return it self-contained (references inlined)."""
         if not isinstance(schema, dict):
             raise self.invalid(where, f"expected a JSON Schema object, found {_json_type(schema)}")
+        cls: Any = validator_for(schema, default=None)  # type: ignore[arg-type]
+        if cls is None or cls.META_SCHEMA.get("$schema", "").find("draft-03") >= 0:
+            if "$schema" in schema:
+                raise self.unsupported(_jp(where, "$schema"),
+                                       f"the dialect {json.dumps(schema['$schema'])}")
+            cls = jsonschema.Draft202012Validator
+        try:
+            cls.check_schema(schema)
+        except SchemaError as exc:
+            at = where
+            for key in exc.path:
+                at = _jp(at, key)
+            raise self.invalid(at, f"not a valid schema: {_one_line(exc.message)}") from None
         for key in schema:
-            if key not in _OBJECT_KEYS:
-                raise self.unsupported(_jp(where, key), repr(key))
+            if key not in _TOP_KEYS:
+                raise self.unsupported(_jp(where, key), f"{key!r} on the parameters object")
         if schema.get("type", "object") != "object":
             raise self.unsupported(_jp(where, "type"), f"parameters of type {schema['type']!r}")
         extra = schema.get("additionalProperties", False)
@@ -194,189 +206,142 @@ class _JsonToolReader:
                 _jp(where, "additionalProperties"), f"additionalProperties {json.dumps(extra)}"
             )
         props = schema.get("properties", {})
-        if not isinstance(props, dict):
-            raise self.invalid(_jp(where, "properties"), "'properties' must be an object")
-        required = schema.get("required", [])
-        if not isinstance(required, list):
-            raise self.invalid(_jp(where, "required"), "'required' must be a list of names")
-        for i, rname in enumerate(required):
-            if not isinstance(rname, str) or rname not in props:
+        for i, rname in enumerate(schema.get("required", [])):
+            if rname not in props:
                 raise self.invalid(
                     _jp(_jp(where, "required"), i), f"{rname!r} is not one of the properties"
                 )
-        specs: list[tuple[str, Any, Any]] = []
-        for pname, prop in props.items():
+        for pname in props:
             if not pname:
                 raise self.invalid(_jp(where, "properties"), "a property name is empty")
-            pwhere = _jp(_jp(where, "properties"), pname)
-            annotation, default, description = self.read_property(pwhere, prop)
-            if pname in required:
-                default = ...
-            elif default is _NO_DEFAULT:
-                default = None  # optional and absent: the tool receives None
-            specs.append((pname, annotation, Field(default, description=description)))
-        return specs
+        resource = Resource.from_contents(schema, default_specification=_spec(cls))
+        resolver = Registry().with_resource("urn:tool", resource).resolver("urn:tool")
+        out = self.inline(where, schema, resolver, ())
+        kept = {k: v for k, v in out.items() if k not in ("$defs", "definitions", "$id")}
+        return {"type": "object", "properties": {}, **kept, "additionalProperties": False}
 
-    def read_property(self, where: str, schema: Any) -> tuple[Any, Any, str | None]:
-        """Return (annotation, default or _NO_DEFAULT, description) of one property."""
-        if not isinstance(schema, dict):
-            raise self.invalid(where, f"expected a JSON Schema object, found {_json_type(schema)}")
-        typ = schema.get("type")
-        if typ == "object" or (isinstance(typ, list) and "object" in typ):
-            raise self.unsupported(_jp(where, "type"), "a nested object")
-        for key in schema:
-            if key not in _PROPERTY_KEYS:
-                raise self.unsupported(_jp(where, key), repr(key))
-        description = schema.get("description")
-        if description is not None and not isinstance(description, str):
-            raise self.invalid(_jp(where, "description"), "the description must be a string")
-        if "anyOf" in schema:
-            others = [k for k in schema if k not in _ANNOTATION_KEYS | {"anyOf", "default"}]
-            if others:
-                raise self.unsupported(_jp(where, others[0]), f"{others[0]!r} next to anyOf")
-            annotation = self.read_any_of(_jp(where, "anyOf"), schema["anyOf"])
-        else:
-            annotation = self.read_typed(where, schema)
-        default: Any = _NO_DEFAULT
-        if "default" in schema:
+    def inline(self, where: str, node: Any, resolver: Any, refs: tuple[str, ...]) -> Any:
+        """The schema ``node`` with every ``$ref`` replaced by its target (``nullable`` too)."""
+        if not isinstance(node, dict):
+            return node
+        out: dict[str, Any] = {}
+        if "$ref" in node:
+            ref, rwhere = node["$ref"], _jp(where, "$ref")
+            if not ref.startswith("#"):
+                raise self.unsupported(rwhere, f"the $ref {json.dumps(ref)} to another document "
+                                       "(nothing is fetched)")
+            if ref in refs:
+                raise self.unsupported(rwhere, f"the recursive $ref {json.dumps(ref)}")
             try:
-                default = TypeAdapter(annotation).validate_python(schema["default"])
-            except Exception:
+                target = resolver.lookup(ref).contents
+            except Unresolvable:
+                raise self.invalid(rwhere, f"the $ref {json.dumps(ref)} points nowhere") from None
+            out.update(self.inline(where, target, resolver, (*refs, ref)))
+        for key, value in node.items():
+            kwhere = _jp(where, key)
+            if key in _LATE_KEYWORDS:
+                raise self.unsupported(kwhere, repr(key))
+            if key in ("$ref", "title"):  # titles: as in every tool's json_schema()
+                continue
+            if key in _SCHEMA_KEYS and isinstance(value, dict):
+                value = self.inline(kwhere, value, resolver, refs)
+            elif key in _SCHEMA_LISTS and isinstance(value, list):
+                value = [self.inline(_jp(kwhere, i), v, resolver, refs)
+                         for i, v in enumerate(value)]
+            elif key in _SCHEMA_MAPS:
+                value = {k: self.inline(_jp(kwhere, k), v, resolver, refs)
+                         for k, v in value.items()}
+            out[key] = value
+        if out.pop("nullable", False) is True:  # OpenAPI's flag: the JSON Schema way
+            if isinstance(out.get("type"), str):
+                out["type"] = [out["type"], "null"]
+            if isinstance(out.get("enum"), list) and None not in out["enum"]:
+                out["enum"] = [*out["enum"], None]
+        return out
+
+    def read_property(
+        self, where: str, name: str, prop: Any, required: bool
+    ) -> tuple[str, Any, Any]:
+        """(name, annotation, FieldInfo) of one top-level property, its default checked."""
+        from hypothesis_jsonschema import from_schema  # the generator decides satisfiability
+
+        if from_schema(prop).is_empty:
+            raise self.invalid(where, "no value satisfies this property's schema")
+        annotation = _annotation(prop)
+        default: Any = ... if required else None
+        if "default" in prop and not required:
+            check = validator_for(prop, default=jsonschema.Draft202012Validator)
+            problem = jsonschema.exceptions.best_match(
+                check(prop, format_checker=check.FORMAT_CHECKER).iter_errors(prop["default"]))
+            if problem is not None:
                 raise self.invalid(
                     _jp(where, "default"),
-                    f"the default {json.dumps(schema['default'])} does not match the property",
-                ) from None
-        return annotation, default, description
-
-    def read_any_of(self, where: str, members: Any) -> Any:
-        shape = "anyOf other than [X, {\"type\": \"null\"}]"
-        if not isinstance(members, list) or len(members) != 2:
-            raise self.unsupported(where, shape)
-        nulls = [i for i, m in enumerate(members) if isinstance(m, dict) and m.get("type") == "null"
-                 and set(m) <= _ANNOTATION_KEYS | {"type"}]
-        if len(nulls) != 1:
-            raise self.unsupported(where, shape)
-        i = 1 - nulls[0]
-        inner = members[i]
-        if not isinstance(inner, dict):
-            raise self.invalid(_jp(where, i), "expected a JSON Schema object")
-        for key in inner:
-            if key not in _PROPERTY_KEYS or key in {"anyOf", "default"}:
-                raise self.unsupported(_jp(_jp(where, i), key), f"{key!r} inside anyOf")
-        return self.read_typed(_jp(where, i), inner) | None
-
-    def read_typed(self, where: str, schema: dict[str, Any]) -> Any:
-        """The annotation of a schema without anyOf (type, enum, nullable, constraints)."""
-        nullable = False
-        nullable_flag = schema.get("nullable", False)
-        if not isinstance(nullable_flag, bool):
-            raise self.invalid(_jp(where, "nullable"), "'nullable' must be true or false")
-        nullable = nullable_flag
-        typ = schema.get("type")
-        if isinstance(typ, list):
-            rest = [t for t in typ if t != "null"]
-            if len(rest) != 1 or len(typ) - len(rest) > 1:
-                raise self.unsupported(_jp(where, "type"), f"the type list {json.dumps(typ)}")
-            nullable = nullable or len(rest) < len(typ)
-            typ = rest[0]
-        if "enum" in schema:
-            annotation, enum_null = self.read_enum(where, schema, typ)
-            nullable = nullable or enum_null
-        else:
-            if typ is None:
-                raise self.invalid(where, "a property needs a 'type' or an 'enum'")
-            annotation = self.read_type(where, schema, typ)
-        return annotation | None if nullable else annotation
-
-    def read_enum(self, where: str, schema: dict[str, Any], typ: Any) -> tuple[Any, bool]:
-        ewhere = _jp(where, "enum")
-        values = schema["enum"]
-        if not isinstance(values, list) or not values:
-            raise self.invalid(ewhere, "'enum' must be a non-empty list")
-        others = [k for k in schema if k not in _ANNOTATION_KEYS | {"enum", "type", "default",
-                                                                     "nullable"}]
-        if others:
-            raise self.unsupported(_jp(where, others[0]), f"{others[0]!r} next to enum")
-        kinds = {"string": (str,), "integer": (int,), "boolean": (bool,)}
-        if typ is not None and typ not in kinds:
-            raise self.unsupported(_jp(where, "type"), f"an enum of type {typ!r}")
-        choices: list[Any] = []
-        for i, value in enumerate(values):
-            if value is None:
-                continue
-            ok = isinstance(value, (str, int))  # bool is an int; floats and objects are not
-            if typ is not None:
-                ok = ok and isinstance(value, kinds[typ]) and (
-                    typ == "boolean" or not isinstance(value, bool)
+                    f"the default {json.dumps(prop['default'])} does not match the property",
                 )
-            if not ok:
-                raise self.unsupported(_jp(ewhere, i), f"the enum value {json.dumps(value)}")
-            choices.append(value)
-        if not choices:
-            raise self.invalid(ewhere, "'enum' needs a value other than null")
-        return Literal[tuple(choices)], len(choices) < len(values)
+            default = TypeAdapter(annotation).validate_python(prop["default"])
+        description = prop.get("description") if isinstance(prop, dict) else None
+        if not isinstance(description, str):
+            description = None
+        return name, annotation, Field(default, description=description)
 
-    def read_type(self, where: str, schema: dict[str, Any], typ: Any) -> Any:
-        twhere = _jp(where, "type")
-        if typ == "object":
-            raise self.unsupported(twhere, "a nested object")
-        if not isinstance(typ, str) or typ not in _TYPE_KEYS:
-            raise self.unsupported(twhere, f"the type {json.dumps(typ)}")
-        allowed = _TYPE_KEYS[typ]
-        for key in schema:
-            if key in _TYPE_KEYS_ALL and key not in allowed:
-                raise self.unsupported(_jp(where, key), f"{key!r} on a property of type {typ!r}")
-        base: Any
-        if typ == "array":
-            if "items" not in schema:
-                raise self.invalid(where, "an array needs 'items' (an array of strings)")
-            item = self.read_typed(_jp(where, "items"), self.check_items(where, schema["items"]))
-            if not _supported(list[item]):  # type: ignore[valid-type]
-                raise self.unsupported(_jp(where, "items"), "array items other than strings")
-            base = list[item]  # type: ignore[valid-type]
-        elif typ == "string" and "format" in schema:
-            fmt = schema["format"]
-            if fmt != "date":
-                raise self.unsupported(_jp(where, "format"), f"format {json.dumps(fmt)}")
-            others = [k for k in ("pattern", "minLength", "maxLength") if k in schema]
-            if others:
-                raise self.unsupported(_jp(where, others[0]), f"{others[0]!r} on a date")
-            base = _dt.date
-        else:
-            base = _BASE_TYPES[typ]
-        constraints: dict[str, Any] = {}
-        for key, arg in _CONSTRAINTS.items():
-            if key not in schema or key not in allowed:
-                continue
-            value = schema[key]
-            if key == "pattern":
-                ok = isinstance(value, str)
-            elif key in ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"):
-                ok = isinstance(value, (int, float)) and not isinstance(value, bool)
-            else:
-                ok = isinstance(value, int) and not isinstance(value, bool) and value >= 0
-            if not ok:
-                raise self.invalid(_jp(where, key), f"{key} {json.dumps(value)} is not valid")
-            constraints[arg] = value
-        annotation: Any = Annotated[base, Field(**constraints)] if constraints else base
-        try:
-            TypeAdapter(annotation)
-        except Exception as exc:
-            detail = " ".join(str(exc).split())
-            raise self.invalid(where, f"pydantic cannot use this property ({detail})") from None
-        return annotation
 
-    def check_items(self, where: str, items: Any) -> dict[str, Any]:
-        iwhere = _jp(where, "items")
-        if not isinstance(items, dict):
-            raise self.unsupported(iwhere, f"items {json.dumps(items)}")
-        for key in items:
-            if key not in _PROPERTY_KEYS or key in {"default", "anyOf", "nullable", "enum"}:
-                raise self.unsupported(_jp(iwhere, key), f"{key!r} in array items")
-        typ = items.get("type")
-        if typ != "string" or "format" in items:
-            raise self.unsupported(iwhere, "array items other than strings")
-        return items
+def _spec(cls: Any) -> Any:
+    from referencing.jsonschema import specification_with
+
+    return specification_with(cls.META_SCHEMA["$schema"])
+
+
+def _annotation(prop: Any) -> Any:
+    """The Python type of a property where one fits it exactly (``Any`` otherwise).
+
+    Dates become :class:`datetime.date`, enums of strings and integers a ``Literal``; the
+    schema itself, constraints and all, is checked by ``jsonschema`` on every validation.
+    """
+    if not isinstance(prop, dict) or prop.keys() & {"allOf", "oneOf", "not", "if", "const"}:
+        return Any
+    options = prop.get("anyOf")
+    if options is not None:
+        inner = [o for o in options if not (isinstance(o, dict) and o.get("type") == "null")]
+        if len(inner) == 1 and len(options) == 2 and "type" not in prop and "enum" not in prop:
+            one = _annotation(inner[0])
+            return Any if one is Any else one | None
+        return Any
+    types = prop.get("type")
+    nullable = isinstance(types, list) and "null" in types
+    if isinstance(types, list):
+        rest = [t for t in types if t != "null"]
+        if len(rest) != 1:
+            return Any
+        types = rest[0]
+    base: Any
+    if "enum" in prop:
+        values = [v for v in prop["enum"] if v is not None]
+        if not values or not all(isinstance(v, (str, int)) for v in values):
+            return Any
+        base, nullable = Literal[tuple(values)], nullable or None in prop["enum"]
+    elif types == "string" and prop.get("format") == "date":
+        base = _dt.date
+    elif isinstance(types, str) and types in _PY_TYPES:
+        base = _PY_TYPES[types]
+    else:
+        return Any
+    return base | None if nullable else base
+
+
+def _schema_validators(schema: dict[str, Any]) -> dict[str, Any]:
+    """A pydantic model validator checking the given arguments against the tool's schema."""
+    cls: Any = validator_for(schema, default=jsonschema.Draft202012Validator)
+    check = cls(schema, format_checker=cls.FORMAT_CHECKER)
+
+    def json_schema_check(self: BaseModel) -> BaseModel:
+        given = self.model_dump(mode="json", by_alias=True, include=self.model_fields_set)
+        problem = jsonschema.exceptions.best_match(check.iter_errors(given))
+        if problem is not None:
+            at = "".join(f"[{k!r}]" if isinstance(k, str) else f"[{k}]" for k in problem.path)
+            raise ValueError(f"{at or 'arguments'}: {_one_line(problem.message)}")
+        return self
+
+    return {"json_schema_check": model_validator(mode="after")(json_schema_check)}
 
 
 def _json_type(value: Any) -> str:

@@ -8,6 +8,7 @@ package depends on it, and it on nothing of theirs.
 
 from __future__ import annotations
 
+import copy
 import inspect
 import keyword
 import re
@@ -50,12 +51,15 @@ class Tool:
     """A tool: a name, a description and a pydantic model of its arguments, in positional order.
 
     ``observations`` optionally replaces the registry's observation function for this tool.
+    ``schema``, for a tool read from a JSON tool file, is its parameter schema as read
+    (references inlined): what :meth:`json_schema` returns and the arguments are checked by.
     """
 
     name: str
     description: str
     args_model: type[BaseModel]
     observations: ObservationFn | None = field(default=None, compare=False, repr=False)
+    schema: Mapping[str, Any] | None = field(default=None, compare=False, repr=False)
     _params: tuple[ToolParameter, ...] = field(init=False, repr=False, compare=False)
     _fields: tuple[str, ...] = field(init=False, repr=False, compare=False)
 
@@ -115,6 +119,8 @@ class Tool:
 
     def json_schema(self) -> dict[str, Any]:
         """The JSON Schema of the arguments, self-contained (no ``$ref``) and without titles."""
+        if self.schema is not None:
+            return copy.deepcopy(dict(self.schema))
         schema = self.args_model.model_json_schema(by_alias=True)
         defs = schema.pop("$defs", {})
         return _clean_schema(schema, defs)
