@@ -145,7 +145,9 @@ class _FakeAtheris:
 def test_only_the_target_is_instrumented(local_module: Any) -> None:
     fake = _FakeAtheris()
     assert instrument_modules(fake, target_modules("classic-bracket")) > 0
-    assert fake.modules == {"reactfuzz.parsers"}
+    # the parsers package and its modules, nothing of Hypothesis, pydantic or Lark
+    assert "reactfuzz.parsers" in fake.modules
+    assert all(m.startswith("reactfuzz.parsers") for m in fake.modules)
     local_module("campaign_broken", BROKEN)
     fake = _FakeAtheris()
     instrument_modules(fake, target_modules("campaign_broken:parse"))
