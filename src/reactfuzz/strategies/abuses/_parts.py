@@ -22,6 +22,7 @@ def free_call(ctx: Context) -> tuple[Call, str]:
     base = ctx.call(lambda t: bool(free_params(t)) and single_arg_ok(ctx.fmt, t))
     tool = ctx.registry[base.tool]
     names = [n for n in free_params(tool) if n in (base.names or ())]
+    assume(names)  # the tool's free strings may all be optional and left out
     assume(names)
     return base, ctx.draw(st.sampled_from(names))
 

@@ -29,7 +29,9 @@ from ..values import validates
 def _delimiter(ctx: Context) -> Writing:
     base = ctx.call(lambda t: bool(free_params(t)) and single_arg_ok(ctx.fmt, t))
     tool = ctx.registry[base.tool]
-    name = ctx.draw(st.sampled_from([n for n in free_params(tool) if n in (base.names or ())]))
+    present = [n for n in free_params(tool) if n in (base.names or ())]
+    assume(present)  # the tool's free strings may all be optional and left out
+    name = ctx.draw(st.sampled_from(present))
     delim = ctx.draw(st.sampled_from(ctx.fmt.family.delimiters))
     pre = ctx.draw(st.sampled_from(["", "Paris", "a"]))
     post = ctx.draw(st.sampled_from(["", " France", "b"]))
@@ -48,7 +50,9 @@ def _delimiter(ctx: Context) -> Writing:
 def _label_in_arg(ctx: Context) -> Writing:
     base = ctx.call(lambda t: bool(free_params(t)) and single_arg_ok(ctx.fmt, t))
     tool = ctx.registry[base.tool]
-    name = ctx.draw(st.sampled_from([n for n in free_params(tool) if n in (base.names or ())]))
+    present = [n for n in free_params(tool) if n in (base.names or ())]
+    assume(present)  # the tool's free strings may all be optional and left out
+    name = ctx.draw(st.sampled_from(present))
     label = ctx.draw(st.sampled_from(all_labels(ctx.fmt)))
     sep = ctx.draw(st.sampled_from([" ", "\n"]))
     value = f"what does{sep}{label} mean"
@@ -69,7 +73,9 @@ def _stop_in_arg(ctx: Context) -> Writing:
     assume(ctx.fmt.stop)
     base = ctx.call(lambda t: bool(free_params(t)) and single_arg_ok(ctx.fmt, t))
     tool = ctx.registry[base.tool]
-    name = ctx.draw(st.sampled_from([n for n in free_params(tool) if n in (base.names or ())]))
+    present = [n for n in free_params(tool) if n in (base.names or ())]
+    assume(present)  # the tool's free strings may all be optional and left out
+    name = ctx.draw(st.sampled_from(present))
     stop = ctx.draw(st.sampled_from(ctx.fmt.stop))
     value = f"what{'' if stop.startswith(chr(10)) else ' '}{stop} means"
     intent = Call.named(base.tool, **(base.kwargs() | {name: value}))

@@ -88,6 +88,7 @@ def _unbalanced_quote(ctx: Context) -> Writing:
                       optional=False)
     text = ctx.render(intent)
     free = [n for n in (intent.names or ()) if n in free_params(ctx.registry[intent.tool])]
+    assume(free)  # the tool's free strings may all be optional and left out
     value = encode_text(intent.kwargs()[free[0]])
     at = ctx.fmt.family.args_start(text, ctx.fmt)
     head, action = text[:at], text[at:]

@@ -77,6 +77,7 @@ def _long_argument(ctx: Context) -> Writing:
                     optional=False)
     tool = ctx.registry[base.tool]
     names = [n for n in free_params(tool) if n in (base.names or ())]
+    assume(names)  # the tool's free strings may all be optional and left out
     assume(names)
     name = ctx.draw(st.sampled_from(names))
     n = run_length(ctx)
