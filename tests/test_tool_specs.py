@@ -200,3 +200,30 @@ def test_a_parser_dropping_a_nested_key_is_a_finding(tmp_path: Path) -> None:
               "--abuse", "clean.render", "--no-fit-check", cwd=tmp_path)
     assert r.returncode == 1, r.stderr
     assert "city" in r.stdout
+
+
+@pytest.mark.slow
+def test_a_tool_whose_free_strings_are_all_optional_never_crashes_an_operator(
+        tmp_path: Path) -> None:
+    """Operators that quote into a free-text argument skip calls that left it out (they
+    once indexed an empty list and killed the run)."""
+    from hypothesis.errors import Unsatisfiable
+
+    from reactfuzz.strategies import ABUSES, for_each_example, scenarios
+
+    spec = [{"type": "function", "function": {
+        "name": "lookup", "description": "look up a record",
+        "parameters": {"type": "object", "required": ["id"], "properties": {
+            "id": {"type": "integer"}, "note": {"type": "string"}}}}}]
+    path = tmp_path / "tools.json"
+    path.write_text(json.dumps(spec))
+    registry = load_tools_json(path)
+    for op in ("malformed.unbalanced-quote", "injected.delimiter", "injected.label-in-argument",
+               "size.long-argument", "json.label-in-string"):
+        if not ABUSES[op].applies_to("json-args"):
+            continue
+        try:
+            for_each_example(scenarios(registry, "json-args", abuses=[op]), lambda s: None,
+                             examples=5, seed=0)
+        except Unsatisfiable:
+            pass  # no call with the optional string: the operator skips, as the engine says
