@@ -307,6 +307,20 @@ def _bound(intent: Call, registry: ToolRegistry) -> Call | None:
         return None
 
 
+def _whole_message_answer(observed: Outcome, acceptable: Acceptable, completion: str | None,
+                          fmt: Format | None, reading: Callable[[], Outcome] | None) -> bool:
+    """A format whose answers are whole messages, a client that returned the completion,
+    and a completion the format reads as an acceptable answer."""
+    if (fmt is None or fmt.answer_scope != "message" or completion is None
+            or not isinstance(observed, Finished) or not same_answer(observed.answer, completion)):
+        return False
+    if reading is not None:
+        meant = reading()
+        return isinstance(meant, Finished) and acceptable.accepts(meant)
+    step = grammar_parse(completion, fmt)
+    return step.answer is not None and acceptable.accepts(Finished(step.answer))
+
+
 def judge(
     observed: Outcome,
     acceptable: Acceptable,
@@ -327,6 +341,9 @@ def judge(
         return Verdict("crash", f"the loop died: {observed.exc_type}: {observed.message}")
     if acceptable.accepts(observed):
         return Verdict("ok", f"{observed} is acceptable ({acceptable.reason})")
+    if _whole_message_answer(observed, acceptable, completion, fmt_obj, reading):
+        return Verdict("ok", "the client handed over the whole message, which the format"
+                             " reads as the intended answer")
     if isinstance(observed, Executed):
         ran = observed.call
         if isinstance(intent, FinalAnswer):

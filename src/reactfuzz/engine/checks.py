@@ -298,6 +298,10 @@ def _roundtrip(inp: CheckInput) -> Failure | None:
         return None
     want = written_form(sc.intent, inp.fmt)
     got = inp.step.intent()
+    if (inp.fmt.answer_scope == "message" and isinstance(want, FinalAnswer)
+            and inp.step.answer is not None and inp.verdict.ok
+            and same_answer(inp.step.answer, sc.completion)):
+        return None  # the client hands over the whole message, which reads as the answer
     if got is not None and (got == want or (
         got.__class__ is want.__class__ and _same_text_call(got, want)
     ) or (isinstance(got, FinalAnswer) and isinstance(want, FinalAnswer)

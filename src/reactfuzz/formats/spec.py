@@ -140,6 +140,11 @@ class Format(BaseModel):
     finish_action: str | None = None
     stop: tuple[str, ...] = ("Observation:",)
     grammar: str | None = None
+    answer_scope: Literal["text", "message"] = "text"
+    """What the client hands over as the final answer: ``text``, the answer's own text;
+    ``message``, the whole completion (thought and labels included), as a chat agent that
+    shows its trace does. With ``message`` a returned whole completion that the format
+    reads as the intended answer is that answer."""
 
     # ---- JSON protocol families (action-input-json, json-blob): see their modules
     fence: str | None = None
