@@ -62,9 +62,9 @@ BIND: Final = ("Bind the arguments by name and validate them against the tool's 
 STOP: Final = ("Send the format's stop list to the provider (`stop=[\"Observation:\"]`) and"
                " cut the completion at the first line that starts with the observation label"
                " before acting on it or keeping it in the transcript.")
-LINES: Final = ("Split lines on `\\n` only (not `str.splitlines()`, which also breaks at"
-                " `\\u2028`, `\\x85` and `\\r`), so a label after an odd line break stays"
-                " inside the text it belongs to.")
+LINES: Final = ("Match labels only at the start of a line split on `\\n` alone (`^Answer:` with"
+                " `re.MULTILINE`, not `in text` or `str.splitlines()`), so a label after `\\r`,"
+                " `\\u2028` or `\\x85` stays inside its line.")
 CRLF: Final = ("Normalise `\\r\\n` to `\\n` before parsing (or allow `\\r?$`), so a"
                " completion with Windows line endings reads as the same action.")
 JSON_FIELD: Final = ("Read the arguments object with `json.loads` on the argument field"
@@ -269,6 +269,7 @@ _ACTED: Final = {"wrong-call", "hijacked-answer", "disagrees:laxer", "disagrees:
 _REFUSED: Final = {"silent-drop", "disagrees:stricter"}
 
 _PAIR_ADVICE: Final[dict[tuple[str, str], str]] = {
+    ("clean.render", "no-crash"): OPERATOR_ADVICE["clean.render"].wrong,
     ("missing.argument-dropped", "no-crash"): BIND,
     ("missing.empty-brackets", "no-crash"): BIND,
     ("extra.positional", "no-crash"): BIND,
@@ -277,6 +278,10 @@ _PAIR_ADVICE: Final[dict[tuple[str, str], str]] = {
     ("names.answer-word", "no-crash"): NAMES,
     ("markup.emphasis", "no-crash"): NAMES,
     ("injected.delimiter", "no-crash"): QUOTE,
+    ("injected.delimiter", "no-unvalidated-call"): QUOTE,
+    ("malformed.wrong-type", "no-crash"): BIND,
+    ("malformed.empty", "no-crash"): BIND,
+    ("missing.no-action-input", "no-crash"): BIND,
     ("extra.duplicate-name", "no-crash"): LAST_KEY,
     ("json.nested", "no-crash"): UNWRAP,
     ("malformed.invalid-json", "no-crash"): STRICT_JSON,
