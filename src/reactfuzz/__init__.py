@@ -38,6 +38,7 @@ if _typing.TYPE_CHECKING:
     from .parsers import PARSERS, Parser, get_parser, register_parser
     from .render import render, representable, written_form
     from .results import RunSummary, StudyResult
+    from .safe import SafeParser, safe_parser
     from .strategies import ABUSES, Abuse, Scenario, register_abuse, scenarios, transcripts
     from .study import run_study
     from .targets import Target, load_target, load_tools
@@ -70,6 +71,7 @@ _HOMES: dict[str, tuple[str, ...]] = {
     "parsers": ("PARSERS", "Parser", "get_parser", "register_parser"),
     "render": ("render", "representable", "written_form"),
     "results": ("RunSummary", "StudyResult"),
+    "safe": ("SafeParser", "safe_parser"),
     "strategies": ("ABUSES", "Abuse", "Scenario", "register_abuse", "scenarios", "transcripts"),
     "study": ("run_study",),
     "targets": ("Target", "load_target", "load_tools"),
@@ -119,6 +121,7 @@ __all__ = [
     "Rejected",
     "RequestTokens",
     "RunSummary",
+    "SafeParser",
     "Scenario",
     "Step",
     "StudyResult",
@@ -157,6 +160,7 @@ __all__ = [
     "run_fuzz",
     "run_fuzz_parallel",
     "run_study",
+    "safe_parser",
     "scenarios",
     "stream_parse",
     "tool_from_function",

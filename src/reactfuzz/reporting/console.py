@@ -11,6 +11,7 @@ import time
 from collections.abc import Callable, Sequence
 from typing import TextIO
 
+from ..engine.advice import advice_for
 from ..engine.events import (
     CellFinished,
     CorpusReplayed,
@@ -128,7 +129,7 @@ def render_console(summary: RunSummary, *, color: bool = False, width: int = 100
         out += head
         field_("completion", _chunks(f.completion, text_w))
         for name, text in (("expected", f.expected), ("observed", f.observed),
-                           ("why", f.explanation)):
+                           ("why", f.explanation), ("fix", advice_for(f))):
             field_(name, _wrap(text, text_w))
         field_("replay", [_replay(summary, f)])
         out.append("")

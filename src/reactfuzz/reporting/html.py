@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from ..engine.advice import advice_for
 from ..results import RunSummary, StudyCell, StudyResult, wilson
 from ..strategies import ABUSES
 from .common import (
@@ -68,6 +69,7 @@ details summary{cursor:pointer}
 dl.kv{display:grid;grid-template-columns:110px minmax(0,1fr);gap:3px 10px;margin:8px 0}
 dl.kv dt{color:#555;padding-top:1px}dl.kv dd{margin:0;overflow-wrap:anywhere}
 dl.kv dd pre{margin:0}pre.code{white-space:pre;overflow-x:auto}
+dl.kv dd.fix{background:#eef6ee;border-left:3px solid #3b873b;padding:2px 8px}
 .badge{display:inline-block;padding:1px 10px;border-radius:4px;color:#fff;font-size:20px;
  vertical-align:2px;margin-right:6px}.badge.fail{background:#b31d28}
 .badge.pass{background:#22863a}.badge.stop{background:#b08800}
@@ -230,6 +232,7 @@ def _run_html(summary: RunSummary) -> tuple[str, list[str]]:
                 f"<dt>expected</dt><dd><code>{_e(_free(f.expected))}</code></dd>",
                 f"<dt>observed</dt><dd><code>{_e(_free(f.observed))}</code></dd>",
                 f"<dt>why</dt><dd>{_e(_free(f.explanation))}</dd>",
+                f'<dt>fix</dt><dd class="fix">{_ticks(_e(advice_for(f)))}</dd>',
                 f'<dt>replay</dt><dd><pre class="code">{_e(_replay(summary, f))}</pre></dd>',
                 f'<dt>reproduce</dt><dd><pre class="code">{_e(f.reproduction())}</pre></dd>',
                 "</dl></details>",

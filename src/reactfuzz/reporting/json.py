@@ -9,6 +9,7 @@ from typing import Any, TextIO
 
 from pydantic import BaseModel
 
+from ..engine.advice import advice_for
 from ..engine.events import EngineEvent
 from ..results import Event, RunSummary, StudyCell, StudyResult
 from .common import _matrix, _write
@@ -75,6 +76,9 @@ def summary_to_dict(summary: RunSummary) -> dict[str, Any]:
         },
         "findings": [f.model_dump(mode="json") for f in summary.findings],
         "protocol_notes": [f.model_dump(mode="json") for f in summary.protocol_notes],
+        # what to change, per finding and protocol note id (the findings above stay exactly
+        # as the corpus stores them, so ``Finding.model_validate`` still reads them back)
+        "advice": {f.id: advice_for(f) for f in [*summary.findings, *summary.protocol_notes]},
         "operators": [_jsonable(o) for o in summary.operators],
     }
 

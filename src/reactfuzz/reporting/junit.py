@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from ..corpus import Finding
+from ..engine.advice import advice_for
 from ..results import OperatorStats, RunSummary
 from .common import (
     _checks,
@@ -60,6 +61,7 @@ def _finding_block(summary: RunSummary, f: Finding) -> str:
         f"  expected:   {_free(f.expected)}",
         f"  observed:   {_free(f.observed)}",
         f"  why:        {_free(f.explanation)}",
+        f"  fix:        {advice_for(f)}",
         f"  replay:     {_replay(summary, f)}",
     ])
 

@@ -6,6 +6,7 @@ import html
 import re
 from pathlib import Path
 
+from ..engine.advice import advice_for
 from ..results import RunSummary, StudyCell, StudyResult
 from .common import (
     _STUDY_LEGEND,
@@ -99,6 +100,7 @@ def render_markdown(summary: RunSummary) -> str:
             f"- **expected:** {_code(_free(f.expected))}",
             f"- **observed:** {_code(_free(f.observed))}",
             f"- **why:** {_md(f.explanation)}",
+            f"- **fix:** {advice_for(f)}",
             "",
             _fence(_replay(summary, f), "sh"),
             "",
