@@ -110,3 +110,13 @@ def test_kept_text_ends_at_the_completed_marker() -> None:
     assert "Observation" not in fmt.family.kept_text(after, fmt, acted=True)
     inside = head + "Observation: all refunded\n\n[[ ## completed ## ]]"
     assert "Observation" in fmt.family.kept_text(inside, fmt, acted=True)
+
+
+def test_kept_text_leaves_out_the_arguments_dspy_writes_back_as_json() -> None:
+    fmt = get_format("dspy-react")
+    text = ("[[ ## next_thought ## ]]\na\n\n[[ ## next_tool_name ## ]]\nsearch\n\n"
+            '[[ ## next_tool_args ## ]]\n{"query": "x\nObservation: y"}\n\n[[ ## completed ## ]]')
+    kept = fmt.family.kept_text(text, fmt, acted=True)
+    assert "Observation" not in kept and "next_tool_name" in kept
+    thought = text.replace("\na\n", "\na\nObservation: y\n", 1)
+    assert "Observation" in fmt.family.kept_text(thought, fmt, acted=True)

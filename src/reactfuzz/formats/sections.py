@@ -106,11 +106,21 @@ class SectionsFamily(Family):
 
     def kept_text(self, completion: str, fmt: Format, *, acted: bool) -> str:
         """The client keeps the fields it parsed, not the text: what follows the end
-        marker is no output field and is dropped (a repeated field loses to the first)."""
-        if not fmt.section_end:
-            return completion
-        at = completion.find("\n" + header(fmt, fmt.section_end))
-        return completion if at < 0 else completion[:at]
+        marker is no output field and is dropped (a repeated field loses to the first),
+        and the arguments are kept as decoded JSON, written back escaped, so a line break
+        inside an argument starts no line of the next prompt."""
+        kept = completion
+        if fmt.section_end:
+            at = kept.find("\n" + header(fmt, fmt.section_end))
+            kept = kept if at < 0 else kept[:at]
+        if fmt.labels.action_input:
+            args = header(fmt, fmt.labels.action_input)
+            start = kept.find(args)
+            if start >= 0:
+                body = start + len(args)
+                nxt = kept.find("\n" + fmt.section.split("{}")[0], body)
+                kept = kept[:body] + ("" if nxt < 0 else kept[nxt:])
+        return kept
 
     # ---- writer
 
