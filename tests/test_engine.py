@@ -293,9 +293,32 @@ def test_events_round_trip_through_plain_data(classic_run) -> None:
     ]
     for e in samples:
         data = json.loads(json.dumps(e.to_dict()))
-        assert ev.event_from_dict(data) == e
+        back = ev.event_from_dict(data)
+        assert back == e
+        assert data["time"] == e.timestamp and back.timestamp == e.timestamp
     with pytest.raises(ValueError, match="unknown event kind"):
         ev.event_from_dict({"kind": "nope", "data": {}})
+
+
+def test_events_carry_when_they_happened_in_utc() -> None:
+    """Every event is stamped where it happens (a worker's events keep their own time), as
+    UTC ISO 8601 with milliseconds; a log line without a time still reads."""
+    import datetime as dt
+    import time
+
+    from reactfuzz.engine import events as ev
+
+    before = time.time()
+    e = ev.Interrupted(3)
+    assert before <= e.at <= time.time()
+    stamp = e.to_dict()["time"]
+    assert stamp.endswith("Z") and len(stamp) == len("2026-01-01T00:00:00.000Z")
+    moment = dt.datetime.fromisoformat(stamp.replace("Z", "+00:00"))
+    assert abs(moment.timestamp() - e.at) < 0.001
+    assert "at" not in e.to_dict()["data"]
+    assert ev.event_from_dict({"kind": "interrupted", "data": {"findings": 3}}) == e
+    pinned = ev.Interrupted(3, at=0.0)
+    assert pinned.to_dict()["time"] == "1970-01-01T00:00:00.000Z"
 
 
 def test_a_run_announces_typed_events_in_order() -> None:

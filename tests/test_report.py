@@ -307,6 +307,8 @@ def test_ndjson_log_writes_typed_events_as_they_read_back(summary: RunSummary,
     raw = path.read_bytes()
     assert raw.isascii()
     assert [ev.event_from_dict(json.loads(line)) for line in raw.decode().splitlines()] == events
+    assert [json.loads(line)["time"] for line in raw.decode().splitlines()] == [
+        e.timestamp for e in events]
 
 
 def test_ndjson_log_writes_and_flushes_each_event(summary: RunSummary, tmp_path: Path) -> None:
@@ -328,6 +330,7 @@ def test_ndjson_log_writes_and_flushes_each_event(summary: RunSummary, tmp_path:
     assert raw.isascii()  # \u2028 in a completion cannot split a record
     records = [json.loads(line) for line in raw.decode().splitlines()]
     assert [r["kind"] for r in records] == [e.kind for e in events]
+    assert all(r["time"].endswith("Z") for r in records)  # untyped events: when written
     assert Finding.model_validate(records[1]["data"]["finding"]) == summary.findings[1]
     assert records[2]["data"]["stats"]["failures"] == {"dispatch": 12}
     assert records[3]["data"]["summary"]["seed"] == 7

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import fields, is_dataclass
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -120,9 +121,10 @@ class NdjsonLog:
     """Writes engine events to a file, one JSON object per line, flushed per event.
 
     Each line is an engine event's :meth:`~reactfuzz.engine.events.EngineEvent.to_dict`,
-    ``{"kind": ..., "data": {...}}`` (findings inside ``data`` as the corpus stores them),
-    which :func:`~reactfuzz.engine.events.event_from_dict` reads back; an untyped
-    :class:`~reactfuzz.results.Event` is written in the same shape. Lines are pure ASCII
+    ``{"kind": ..., "time": ..., "data": {...}}`` (findings inside ``data`` as the corpus
+    stores them, ``time`` when the event happened, UTC ISO 8601), which
+    :func:`~reactfuzz.engine.events.event_from_dict` reads back; an untyped
+    :class:`~reactfuzz.results.Event` is written in the same shape, stamped when written. Lines are pure ASCII
     (``\\u2028`` and ``\\x85`` escaped), so no line splitter can cut a record in two. Use
     as a context manager or call :meth:`close`.
     """
@@ -138,7 +140,9 @@ class NdjsonLog:
         if isinstance(event, EngineEvent):
             record = event.to_dict()
         else:
-            record = {"kind": event.kind, "data": _jsonable(event.data)}
+            stamp = datetime.now(timezone.utc).isoformat(timespec="milliseconds")
+            record = {"kind": event.kind, "time": stamp.replace("+00:00", "Z"),
+                      "data": _jsonable(event.data)}
         self._fh.write(json.dumps(record, ensure_ascii=True) + "\n")
         self._fh.flush()
 
