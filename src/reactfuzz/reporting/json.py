@@ -68,7 +68,9 @@ def summary_to_dict(summary: RunSummary) -> dict[str, Any]:
         "exit_code": summary.exit_code,
         "counts": {
             "findings": len(summary.findings),
+            "known": summary.known,
             "new": len(summary.new_findings),
+            "fixed": summary.fixed,
             "protocol_notes": len(summary.protocol_notes),
             "by_check_family": [
                 {"check": c, "family": fam, "findings": n}
@@ -76,6 +78,7 @@ def summary_to_dict(summary: RunSummary) -> dict[str, Any]:
             ],
         },
         "findings": [f.model_dump(mode="json") for f in summary.findings],
+        "known_ids": list(summary.known_ids),  # the findings above the corpus already held
         "protocol_notes": [f.model_dump(mode="json") for f in summary.protocol_notes],
         # what to change, per finding and protocol note id (the findings above stay exactly
         # as the corpus stores them, so ``Finding.model_validate`` still reads them back)
@@ -124,9 +127,9 @@ class NdjsonLog:
     ``{"kind": ..., "time": ..., "data": {...}}`` (findings inside ``data`` as the corpus
     stores them, ``time`` when the event happened, UTC ISO 8601), which
     :func:`~reactfuzz.engine.events.event_from_dict` reads back; an untyped
-    :class:`~reactfuzz.results.Event` is written in the same shape, stamped when written. Lines are pure ASCII
-    (``\\u2028`` and ``\\x85`` escaped), so no line splitter can cut a record in two. Use
-    as a context manager or call :meth:`close`.
+    :class:`~reactfuzz.results.Event` is written in the same shape, stamped when written.
+    Lines are pure ASCII (``\\u2028`` and ``\\x85`` escaped), so no line splitter can cut a
+    record in two. Use as a context manager or call :meth:`close`.
     """
 
     def __init__(self, path: str | Path) -> None:
