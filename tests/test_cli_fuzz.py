@@ -289,7 +289,8 @@ def test_fuzz_writes_sarif_and_reruns_say_known(cli, tmp_path: Path) -> None:
     """``fuzz --sarif FILE`` writes a log valid against the SARIF 2.1.0 schema, pointing at
     the parser's file; a rerun calls the replayed findings known, not new; no run leaves a
     ``.hypothesis`` folder in the working directory."""
-    jsonschema = pytest.importorskip("jsonschema")
+    import jsonschema
+
     (tmp_path / "sarif_cli_agent.py").write_text(SARIF_AGENT, encoding="utf-8")
     args = ("fuzz", "--target", "sarif_cli_agent:parse", "--seed", "1", "--max-examples",
             "5", "--abuse", "injected.second-action")

@@ -7,13 +7,12 @@ import json
 import textwrap
 from pathlib import Path
 
+import jsonschema
 import pytest
 
 from reactfuzz.engine import FuzzConfig, run_fuzz
 from reactfuzz.reporting.sarif import source_location, summary_to_sarif, write_sarif
 from reactfuzz.results import RunSummary
-
-jsonschema = pytest.importorskip("jsonschema")
 
 SCHEMA = Path(__file__).parent / "data" / "sarif-schema-2.1.0.json"
 

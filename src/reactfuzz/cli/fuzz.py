@@ -214,7 +214,7 @@ def _write_reports(summary: RunSummary, args: argparse.Namespace) -> None:
         _write_text(args.markdown, render_markdown(summary))
     if args.html:
         write_html(summary, args.html)
-    if getattr(args, "sarif", None):
+    if args.sarif:
         from ..reporting.sarif import write_sarif
 
         fmt = Path(args.format)  # a TOML format file is where a finding points without code
