@@ -143,9 +143,15 @@ def test_known_findings_are_unchanged_and_advice_is_carried(tmp_path: Path) -> N
     states = {r["partialFingerprints"]["reactfuzz/finding"]: r["baselineState"]
               for r in log["runs"][0]["results"]}
     assert states[run.findings[0].id] == "unchanged"
-    if "advice" in type(run.findings[0]).model_fields:
-        advice = [r["properties"].get("advice") for r in log["runs"][0]["results"]]
-        assert all(advice)
+    from reactfuzz.engine.advice import advice_for
+
+    for result in log["runs"][0]["results"]:
+        f = next(f for f in run.findings
+                 if f.id == result["partialFingerprints"]["reactfuzz/finding"])
+        assert result["properties"]["advice"] == advice_for(f) != ""
+        assert f"- **fix:** {advice_for(f)}" in result["message"]["markdown"]
+        assert result["message"]["text"].endswith(f"Fix: {advice_for(f)}")
+    validate(log)
 
 
 def test_source_location_imports_nothing() -> None:

@@ -1,13 +1,13 @@
 """SARIF 2.1.0: a run's findings as a static-analysis log, for code-scanning views.
 
 One run, the tool ``reactfuzz`` with one rule per check, one result per finding: its level
-from the severity, the message, the shrunk completion and the replay command as
-properties, and a location. For a ``module:function`` target the location is the line
-where the function (or the parser object's class) is defined, read with :mod:`inspect`
-from the module the run already imported: nothing is imported here. Other targets point
-at the format file (a TOML format), the grammar file (a ``grammar:`` target) or the
-finding's corpus file. Paths inside the working directory are written relative to it
-(``%SRCROOT%``), as code-scanning uploads expect.
+from the severity, the message with the advice (how to fix it), the shrunk completion, the
+replay command and the advice as properties, and a location. For a ``module:function``
+target the location is the line where the function (or the parser object's class) is
+defined, read with :mod:`inspect` from the module the run already imported: nothing is
+imported here. Other targets point at the format file (a TOML format), the grammar file
+(a ``grammar:`` target) or the finding's corpus file. Paths inside the working directory
+are written relative to it (``%SRCROOT%``), as code-scanning uploads expect.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from ..corpus import Finding
+from ..engine.advice import advice_for
 from ..results import RunSummary
 from .common import _checks, _replay, _sorted, _write, visible
 
@@ -146,10 +147,10 @@ def _message(summary: RunSummary, f: Finding) -> dict[str, str]:
     md = [f"**{f.severity.upper()} {f.failure}** ({f.check}, abuse `{f.abuse}`):"
           f" {f.explanation}", "",
           f"- expected: {f.expected}", f"- observed: {f.observed}"]
-    advice = getattr(f, "advice", None)
+    advice = advice_for(f)
     if advice:
         text += f" Fix: {advice}"
-        md += [f"- fix: {advice}"]
+        md += [f"- **fix:** {advice}"]
     md += ["", "completion:", "```", visible(f.completion), "```",
            "replay:", "```sh", _replay(summary, f), "```"]
     return {"text": text, "markdown": "\n".join(md)}
@@ -183,8 +184,8 @@ def summary_to_sarif(summary: RunSummary, *, root: str | Path | None = None,
         }
         if f.also_reached:
             properties["alsoReached"] = list(f.also_reached)
-        advice = getattr(f, "advice", None)
-        if advice:
+        advice = advice_for(f)
+        if advice:  # SARIF's ``fixes`` are patches: the advice is words, in the message too
             properties["advice"] = advice
         results.append({
             "ruleId": f.check,
