@@ -270,3 +270,56 @@ def test_ctrl_c_keeps_the_findings_and_exits_130(tmp_path: Path) -> None:
     assert proc.returncode == 130, (out, err)
     assert "interrupted: the results below are partial" in out
     assert "exit code 130" in out
+
+
+SARIF_AGENT = """
+import re
+
+ACTION = re.compile(r"Action: (\\w+)\\[(.*)\\]")
+
+
+def parse(text):
+    m = ACTION.search(text)
+    return {"tool": m.group(1), "args": m.group(2).split(",")} if m else {"error": "none"}
+"""
+
+
+@pytest.mark.slow  # three runs of a user parser in a worker process: about 6 s
+def test_fuzz_writes_sarif_and_reruns_say_known(cli, tmp_path: Path) -> None:
+    """``fuzz --sarif FILE`` writes a log valid against the SARIF 2.1.0 schema, pointing at
+    the parser's file; a rerun calls the replayed findings known, not new; no run leaves a
+    ``.hypothesis`` folder in the working directory."""
+    import jsonschema
+
+    (tmp_path / "sarif_cli_agent.py").write_text(SARIF_AGENT, encoding="utf-8")
+    args = ("fuzz", "--target", "sarif_cli_agent:parse", "--seed", "1", "--max-examples",
+            "5", "--abuse", "injected.second-action")
+    r = cli(*args, "--sarif", "out/run.sarif", "-q", cwd=tmp_path)
+    assert r.returncode == 1, r.stdout + r.stderr
+    log = json.loads((tmp_path / "out/run.sarif").read_text(encoding="utf-8"))
+    schema = json.loads((Path(__file__).parent / "data/sarif-schema-2.1.0.json").read_text())
+    jsonschema.Draft4Validator(schema).validate(log)
+    where = log["runs"][0]["results"][0]["locations"][0]["physicalLocation"]
+    assert where["artifactLocation"]["uri"] == "sarif_cli_agent.py"
+    assert where["region"]["startLine"] == SARIF_AGENT.splitlines().index(
+        "def parse(text):") + 1
+    n = len(log["runs"][0]["results"])
+    assert f"({0} known, {n} new, 0 fixed)" in r.stdout
+    again = cli(*args, "-q", cwd=tmp_path)
+    assert f"({n} known, 0 new, 0 fixed)" in again.stdout
+    assert "known findings still fail the run" in again.stdout
+    based = cli(*args, "--baseline", "fuzz_corpus", "-q", cwd=tmp_path)
+    assert based.returncode == 0 and f"({n} known, 0 new, 0 fixed)" in based.stdout
+    assert not (tmp_path / ".hypothesis").exists()
+
+
+def test_fuzz_sarif_option_writes_a_log_and_no_hypothesis_folder(cli, tmp_path: Path) -> None:
+    """The fast tier's share of the above: a built-in parser, one report, one rerun."""
+    args = ("fuzz", "--parser", "classic-bracket", "--seed", "1", "--max-examples", "3",
+            "--abuse", "injected.second-action", "-q")
+    r = cli(*args, "--sarif", "run.sarif", cwd=tmp_path)
+    log = json.loads((tmp_path / "run.sarif").read_text(encoding="utf-8"))
+    assert r.returncode == 1 and log["version"] == "2.1.0" and log["runs"][0]["results"]
+    n = len(log["runs"][0]["results"])
+    assert f"({n} known, 0 new, 0 fixed)" in cli(*args, cwd=tmp_path).stdout
+    assert not (tmp_path / ".hypothesis").exists()

@@ -86,6 +86,42 @@ def test_baseline_absorbs_known_findings(tmp_path: Path) -> None:
     assert {f.abuse for f in second.findings} == {"injected.second-action"}
 
 
+def test_a_rerun_calls_replayed_findings_known_not_new(tmp_path: Path) -> None:
+    """Without a baseline a rerun still fails on what the corpus held, but says it is
+    known; with the corpus as baseline the same findings are known and pass."""
+    corpus = tmp_path / "corpus"
+    first = run_fuzz(small(corpus=str(corpus), abuses=["injected.delimiter"],
+                           max_examples=8))
+    assert first.known == 0 and len(first.new_findings) == len(first.findings) > 0
+    again = run_fuzz(small(corpus=str(corpus), abuses=["injected.delimiter"],
+                           max_examples=8))
+    assert again.new_findings == [] and again.known == len(first.findings)
+    assert again.fixed == 0 and again.exit_code == 1
+    based = run_fuzz(small(baseline=str(corpus), abuses=["injected.delimiter",
+                                                          "injected.second-action"],
+                         max_examples=8))
+    assert based.known == len(first.findings)
+    assert based.new_findings == based.findings
+    assert {f.abuse for f in based.findings} == {"injected.second-action"}
+
+
+def test_a_stored_finding_that_no_longer_reproduces_is_fixed(tmp_path: Path) -> None:
+    """A corpus finding the parser no longer repeats is counted fixed, one that still
+    reproduces known, and neither is new (the grammar parser is the fixed one)."""
+    broken = run_fuzz(small(abuses=["injected.second-action"], seed=1, max_examples=10))
+    corpus = tmp_path / "corpus"
+    for f in broken.findings:
+        save_finding(f.model_copy(update={"target": "grammar"}), corpus)
+    run = run_fuzz(small(targets=["grammar"], corpus=str(corpus),
+                         abuses=["injected.second-action"], max_examples=10))
+    assert run.findings == [] and run.replayed == len(broken.findings)
+    assert run.fixed == len({f.dedup_key() for f in broken.findings}) > 0
+    assert run.known == 0 and run.exit_code == 0
+    without = run_fuzz(small(targets=["grammar"], corpus=str(corpus), replay_corpus=False,
+                             abuses=["injected.second-action"], max_examples=10))
+    assert without.fixed == 0 and without.known == 0  # not replayed: nothing is claimed
+
+
 def test_interrupt_keeps_findings(tmp_path: Path, monkeypatch) -> None:
     """Ctrl-C during the second operator: the first operator's findings are on disk."""
     import reactfuzz.engine.search as search
@@ -293,9 +329,32 @@ def test_events_round_trip_through_plain_data(classic_run) -> None:
     ]
     for e in samples:
         data = json.loads(json.dumps(e.to_dict()))
-        assert ev.event_from_dict(data) == e
+        back = ev.event_from_dict(data)
+        assert back == e
+        assert data["time"] == e.timestamp and back.timestamp == e.timestamp
     with pytest.raises(ValueError, match="unknown event kind"):
         ev.event_from_dict({"kind": "nope", "data": {}})
+
+
+def test_events_carry_when_they_happened_in_utc() -> None:
+    """Every event is stamped where it happens (a worker's events keep their own time), as
+    UTC ISO 8601 with milliseconds; a log line without a time still reads."""
+    import datetime as dt
+    import time
+
+    from reactfuzz.engine import events as ev
+
+    before = time.time()
+    e = ev.Interrupted(3)
+    assert before <= e.at <= time.time()
+    stamp = e.to_dict()["time"]
+    assert stamp.endswith("Z") and len(stamp) == len("2026-01-01T00:00:00.000Z")
+    moment = dt.datetime.fromisoformat(stamp.replace("Z", "+00:00"))
+    assert abs(moment.timestamp() - e.at) < 0.001
+    assert "at" not in e.to_dict()["data"]
+    assert ev.event_from_dict({"kind": "interrupted", "data": {"findings": 3}}) == e
+    pinned = ev.Interrupted(3, at=0.0)
+    assert pinned.to_dict()["time"] == "1970-01-01T00:00:00.000Z"
 
 
 def test_a_run_announces_typed_events_in_order() -> None:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import textwrap
 
+import pytest
+
 pytest_plugins = ["pytester"]
 
 BROKEN = '''
@@ -39,6 +41,12 @@ def test_one_line_suite_collects_one_test_per_check(pytester) -> None:
         "*finding(s) of no-hijacked-answer against agent:parse (seed 5;"
         " rerun with --reactfuzz-seed 5)*",
     ])
+    # each finding: how to replay it, and a test to paste (no corpus: the finding inline)
+    result.stdout.fnmatch_lines(["    replay: reactfuzz fuzz --target agent:parse *--seed 5*",
+                                 "    a test for your suite (passes once the parser is fixed):",
+                                 "        def test_no_*",
+                                 "            from reactfuzz.testing import assert_fixed",
+                                 "            assert_fixed('{*, target='agent:parse')"])
     result.assert_outcomes(passed=1, failed=2)
 
 
@@ -86,3 +94,59 @@ def test_plugin_loads_nothing_heavy(python_run) -> None:
     r = python_run("-c", code)
     assert r.returncode == 0, r.stderr
     assert r.stdout.strip() == "[]"
+
+
+@pytest.mark.slow  # three pytest sessions: about 2 s
+def test_a_failure_shows_the_replay_command_and_a_test_to_paste(pytester) -> None:
+    """Each finding in a failure comes with its replay command and a test function; pasted
+    into the suite, the test fails against the broken parser and passes on a fixed one.
+    Nothing is left in a ``.hypothesis`` folder."""
+    pytester.makepyfile(agent=BROKEN, test_agent=SUITE)
+    result = pytester.runpytest("-p", "no:cacheprovider", "--reactfuzz-seed", "5",
+                                "--reactfuzz-corpus", "corpus")
+    out = result.stdout.str()
+    assert "    replay: reactfuzz replay corpus/no-hijacked-answer-" in out
+    assert "--target agent:parse" in out
+    lines = out.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("        def test_"))
+    body = [lines[start]]
+    for line in lines[start + 1:]:
+        if line and not line.startswith("            "):
+            break
+        body.append(line)
+    pasted = textwrap.dedent("\n".join(body)) + "\n"
+    assert "assert_fixed('corpus/" in pasted and "target='agent:parse'" in pasted
+    pytester.makepyfile(test_pasted=pasted)
+    again = pytester.runpytest("-p", "no:cacheprovider", "test_pasted.py")
+    again.assert_outcomes(failed=1)
+    again.stdout.fnmatch_lines(["*still reproduces*"])
+    fixed = textwrap.dedent('''
+        from reactfuzz.parsers import get_parser
+        _grammar = get_parser("grammar", "bracket")
+
+        def parse(text):
+            return _grammar.parse(text)
+    ''')
+    pytester.makepyfile(agent=fixed)
+    pytester.runpytest("-p", "no:cacheprovider", "test_pasted.py").assert_outcomes(passed=1)
+    assert not (pytester.path / ".hypothesis").exists()
+
+
+def test_a_finding_without_a_corpus_is_pasted_inline() -> None:
+    """Without a corpus the test carries the finding itself: it compiles, names the
+    target, and replays against it."""
+    from reactfuzz.engine import FuzzConfig, run_fuzz
+    from reactfuzz.testing import assert_fixed, regression_test
+
+    run = run_fuzz(FuzzConfig(targets=["classic-bracket"], seed=1, max_examples=5,
+                              abuses=["injected.second-action"], checks=["no-wrong-call"]))
+    finding = run.findings[0]
+    source = regression_test(finding)
+    compile(source, "<pasted>", "exec")
+    assert "assert_fixed('{" in source and "target='classic-bracket'" in source
+    namespace: dict = {}
+    exec(compile(source, "<pasted>", "exec"), namespace)  # the test text, not model text
+    test = next(v for k, v in namespace.items() if k.startswith("test_"))
+    with pytest.raises(AssertionError, match="still reproduces"):
+        test()
+    assert_fixed(finding, target="grammar")  # the grammar parser does not repeat it

@@ -211,16 +211,43 @@ def test_console_clean_run() -> None:
     s = RunSummary(seed=1, targets=["grammar"], format="bracket", dispatcher="typed",
                    tools="default", checks=["dispatch"], abuses=["label.case"], examples=10)
     out = render_console(s)
-    assert "0 findings (0 new), 0 protocol notes" in out
+    assert "0 findings (0 known, 0 new, 0 fixed), 0 protocol notes" in out
     assert "exit code 0" in out
 
 
 def test_console_counts_baseline_and_interrupt(summary: RunSummary) -> None:
-    summary.baseline_known = 3
+    summary.known, summary.fixed = 3, 1
     summary.interrupted = True
     out = render_console(summary)
-    assert "5 findings (2 new), 1 protocol note" in out
+    assert "5 findings (3 known, 2 new, 1 fixed), 1 protocol note" in out
     assert "exit code 130" in out and "interrupted" in out
+
+
+def test_every_report_says_known_new_and_fixed(summary: RunSummary) -> None:
+    """A finding the corpus held is known, not new, in every report; findings a baseline
+    absorbed are counted, not reported as "no findings"."""
+    summary.known_ids = [summary.findings[0].id]
+    summary.known, summary.fixed = 2, 4
+    assert "3 findings (2 known, 1 new, 4 fixed)" in render_console(summary)
+    assert "known findings" not in render_console(summary)  # one is new: it fails the run
+    md = render_markdown(summary)
+    assert "**2 known, 1 new, 4 fixed**" in md
+    data = summary_to_dict(summary)
+    assert (data["counts"]["known"], data["counts"]["new"], data["counts"]["fixed"]) == (2, 1, 4)
+    assert data["known_ids"] == [summary.findings[0].id]
+    junit = render_junit(summary)
+    for name, value in (("known", 2), ("new", 1), ("fixed", 4)):
+        assert f'<property name="{name}" value="{value}"/>' in junit
+    summary.known_ids = [f.id for f in summary.findings]
+    summary.known = 2
+    out = render_console(summary)
+    assert "2 findings (2 known, 0 new, 4 fixed)" in out
+    assert "exit code 1: known findings still fail the run" in out
+    absorbed = RunSummary(seed=1, targets=["grammar"], format="bracket", dispatcher="typed",
+                          tools="default", checks=["dispatch"], abuses=["label.case"],
+                          known=24)
+    assert render_markdown(absorbed).startswith("## reactfuzz: ✅ no new findings")
+    assert "24 findings (24 known, 0 new, 0 fixed)" in render_console(absorbed)
 
 
 def test_markdown_snapshot(summary: RunSummary) -> None:
@@ -307,6 +334,8 @@ def test_ndjson_log_writes_typed_events_as_they_read_back(summary: RunSummary,
     raw = path.read_bytes()
     assert raw.isascii()
     assert [ev.event_from_dict(json.loads(line)) for line in raw.decode().splitlines()] == events
+    assert [json.loads(line)["time"] for line in raw.decode().splitlines()] == [
+        e.timestamp for e in events]
 
 
 def test_ndjson_log_writes_and_flushes_each_event(summary: RunSummary, tmp_path: Path) -> None:
@@ -328,6 +357,7 @@ def test_ndjson_log_writes_and_flushes_each_event(summary: RunSummary, tmp_path:
     assert raw.isascii()  # \u2028 in a completion cannot split a record
     records = [json.loads(line) for line in raw.decode().splitlines()]
     assert [r["kind"] for r in records] == [e.kind for e in events]
+    assert all(r["time"].endswith("Z") for r in records)  # untyped events: when written
     assert Finding.model_validate(records[1]["data"]["finding"]) == summary.findings[1]
     assert records[2]["data"]["stats"]["failures"] == {"dispatch": 12}
     assert records[3]["data"]["summary"]["seed"] == 7

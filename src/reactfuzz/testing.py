@@ -11,19 +11,28 @@ pytest then collects one test per check (``test_no_wrong_call``, ``test_no_crash
 The fuzz run happens once per suite (the first test runs it, the others read its result),
 replays the corpus first when one is given, honours ``--reactfuzz-seed`` (the seed is
 printed in pytest's header, so a failure reproduces) and ``--reactfuzz-max-examples``.
+
+Each failure shows, per finding, the command that replays it and a test function ready to
+paste into the suite: it calls :func:`assert_fixed` on the finding (its corpus file when
+one was written, else the finding itself inline), so the bug stays fixed once it is.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import re
+import tempfile
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from .engine.checks import CHECKS
+from .engine.corpus import Finding
 from .engine.results import RunSummary
 
-__all__ = ["DEFAULT_SEED", "parser_suite", "session_options"]
+__all__ = ["DEFAULT_SEED", "assert_fixed", "parser_suite", "regression_test",
+           "session_options"]
 
 DEFAULT_SEED = 0
 """The seed when neither ``--reactfuzz-seed`` nor ``REACTFUZZ_SEED`` says otherwise."""
@@ -90,6 +99,10 @@ def parser_suite(
                 lines.append(f"- [{f.severity}] {f.failure} via {f.abuse}: {f.explanation}")
                 lines.append(f"    completion: {visible(f.completion, limit=200)}")
                 lines.append(f"    expected: {f.expected}; observed: {f.observed}")
+                lines.append(f"    replay: {_replay_line(run, f)}")
+                lines.append("    a test for your suite (passes once the parser is fixed):")
+                lines += ["        " + line if line else ""
+                          for line in regression_test(f, _saved(run, f)).splitlines()]
             pytest.fail("\n".join(lines), pytrace=False)
 
         test.__name__ = _test_name(check_id)
@@ -100,3 +113,71 @@ def parser_suite(
     namespace["__doc__"] = f"reactfuzz checks of {target} ({format})"
     safe = re.sub(r"\W", "_", target)
     return type(f"ReactfuzzSuite_{safe}", (), namespace)
+
+
+def _saved(run: RunSummary, finding: Finding) -> str | None:
+    """The corpus file a run wrote the finding to, if it kept a corpus."""
+    return f"{run.corpus_dir.rstrip('/')}/{finding.filename}" if run.corpus_dir else None
+
+
+def _replay_line(run: RunSummary, finding: Finding) -> str:
+    """The command that replays a finding (a corpus file), or reruns its search."""
+    path = _saved(run, finding)
+    if path is not None:
+        return finding.replay_command(path)
+    return (f"reactfuzz fuzz --target {finding.target} --format {finding.format}"
+            f" --abuse {finding.abuse} --check {finding.check} --seed {run.seed}"
+            " (pass --reactfuzz-corpus DIR to keep findings as files)")
+
+
+def regression_test(finding: Finding, path: str | Path | None = None) -> str:
+    """A pytest test function, as source text to paste into a suite, that fails while
+    ``finding`` still reproduces against its target.
+
+    With ``path`` (the finding's corpus file, committed beside the suite) the test replays
+    that file; without, the finding is written inline as JSON, so the test needs nothing
+    else. The text is plain Python: names, a docstring and string literals only.
+    """
+    name = re.sub(r"\W", "_", f"test_{finding.check}_{finding.abuse}_{finding.id[:8]}")
+    what = re.sub(r"\s+", " ", f"{finding.failure} via {finding.abuse}").strip()
+    source = repr(str(path)) if path is not None else \
+        repr(json.dumps(finding.model_dump(mode="json"), ensure_ascii=True))
+    extra = f", tools={finding.tools!r}" if finding.tools != "default" else ""
+    return "\n".join([
+        f"def {name}():",
+        f"    {json.dumps('reactfuzz finding: ' + what)}",
+        "    from reactfuzz.testing import assert_fixed",
+        "",
+        f"    assert_fixed({source}, target={finding.target!r}{extra})",
+        "",
+    ])
+
+
+def assert_fixed(finding: str | Path | Finding, *, target: str | None = None,
+                 tools: str | None = None, time_limit: float = 1.0) -> None:
+    """Fail (``AssertionError``) while a finding still reproduces against ``target``.
+
+    ``finding`` is a corpus file, a :class:`~reactfuzz.corpus.Finding`, or one as JSON
+    text (what :func:`regression_test` writes inline). ``target`` defaults to the finding's
+    own, which must then be data (a built-in parser, ``regex:``, ``grammar:``): a target that
+    is code is always named by the caller, never by the finding.
+    """
+    from .engine.corpus import load_finding, save_finding
+    from .engine.replay import replay_corpus
+
+    if isinstance(finding, str) and finding.lstrip().startswith("{"):
+        finding = Finding.model_validate_json(finding)
+    with tempfile.TemporaryDirectory(prefix="reactfuzz-") as tmp:
+        path = save_finding(finding, tmp) if isinstance(finding, Finding) else Path(finding)
+        # the dispatcher it was found with, whoever names the target
+        how = load_finding(path).dispatcher
+        replayed = replay_corpus([path], target=target, dispatcher=how, tools=tools,
+                                 time_limit=time_limit)
+        if replayed.skipped:
+            raise AssertionError(f"{path}: its target is code: name it with target=...")
+        for r in replayed.results:
+            if r.reproduced:
+                raise AssertionError(
+                    f"still reproduces: {r.finding.failure} via {r.finding.abuse} against"
+                    f" {target or r.finding.target}: {r.finding.explanation}"
+                    f" (observed {r.observed}; expected {r.finding.expected})")

@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from ..results import RunSummary
 
 
-_REPORTS = ("json", "junit", "markdown", "html", "events")
+_REPORTS = ("json", "junit", "markdown", "html", "sarif", "events")
 """The report options of ``fuzz``: each names a file, checked before the run."""
 
 
@@ -214,6 +214,12 @@ def _write_reports(summary: RunSummary, args: argparse.Namespace) -> None:
         _write_text(args.markdown, render_markdown(summary))
     if args.html:
         write_html(summary, args.html)
+    if args.sarif:
+        from ..reporting.sarif import write_sarif
+
+        fmt = Path(args.format)  # a TOML format file is where a finding points without code
+        write_sarif(summary, args.sarif,
+                    format_file=args.format if fmt.suffix == ".toml" and fmt.is_file() else None)
 
 
 

@@ -2,16 +2,19 @@
 
 Consumers (the progress printer, the NDJSON log, the pytest integration) tell events apart
 by type. Every event crosses a process boundary (from a worker) and goes to an NDJSON log
-the same way: :meth:`EngineEvent.to_dict` gives ``{"kind": ..., "data": {...}}`` of plain
-JSON data, and :func:`event_from_dict` reads it back. ``kind`` is the event's stable name
-in that form.
+the same way: :meth:`EngineEvent.to_dict` gives ``{"kind": ..., "time": ..., "data": {...}}``
+of plain JSON data, and :func:`event_from_dict` reads it back. ``kind`` is the event's
+stable name in that form; ``time`` is when the event happened (UTC, ISO 8601 with
+milliseconds), stamped where it happened, so a worker's events keep their own time.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import datetime, timezone
 from typing import Any, ClassVar
 
 from .corpus import Finding
@@ -39,16 +42,26 @@ class EngineEvent:
     """Base of the engine's events; ``kind`` names the type in serialised form."""
 
     kind: ClassVar[str] = ""
+    # when it happened (seconds since the epoch); not part of what the event says
+    at: float = field(default_factory=time.time, kw_only=True, compare=False, repr=False)
 
     @property
     def data(self) -> dict[str, Any]:
         """The event's fields by name (values as they are, findings as objects)."""
-        return {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
+        return {f.name: getattr(self, f.name) for f in dataclasses.fields(self)
+                if f.name != "at"}
+
+    @property
+    def timestamp(self) -> str:
+        """When the event happened: UTC, ISO 8601 with milliseconds (``...T12:00:00.123Z``)."""
+        moment = datetime.fromtimestamp(self.at, tz=timezone.utc)
+        return moment.isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
     def to_dict(self) -> dict[str, Any]:
-        """Plain JSON data: ``{"kind": ..., "data": {...}}`` (findings as the corpus stores
-        them)."""
-        return {"kind": self.kind, "data": {k: _plain(v) for k, v in self.data.items()}}
+        """Plain JSON data: ``{"kind": ..., "time": ..., "data": {...}}`` (findings as the
+        corpus stores them)."""
+        return {"kind": self.kind, "time": self.timestamp,
+                "data": {k: _plain(v) for k, v in self.data.items()}}
 
 
 def _plain(value: Any) -> Any:
@@ -205,4 +218,10 @@ def event_from_dict(data: dict[str, Any]) -> EngineEvent:
     for name in ("targets", "designs"):
         if isinstance(fields.get(name), list):
             fields[name] = tuple(fields[name])
+    stamp = data.get("time")
+    if isinstance(stamp, str):  # written by to_dict; events of older logs have none
+        try:
+            fields["at"] = datetime.fromisoformat(stamp.replace("Z", "+00:00")).timestamp()
+        except ValueError:
+            pass
     return cls(**fields)

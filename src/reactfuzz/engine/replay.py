@@ -10,7 +10,7 @@ caller passes ``trust=True`` (the documented ``--trust-corpus``).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Iterable
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
@@ -26,11 +26,12 @@ from .config import auto_dispatcher
 from .corpus import Finding, is_code_reference, iter_corpus
 from .events import CorpusReplayed, EventSink
 from .example import examine
+from .results import RunSummary
 
-__all__ = ["ReplayResult", "Replayed", "is_code_reference", "replay", "replay_corpus"]
+__all__ = ["ReplayResult", "Replayed", "is_code_reference", "replay", "replay_corpus",
+           "settle"]
 
 T = TypeVar("T")
-
 
 
 @dataclass(frozen=True)
@@ -159,14 +160,81 @@ def _field(path: Path | None, key: str, load: Callable[..., T], *args: Any,
         raise type(e)(f"{path}: key {key!r}: {e}") from None
 
 
-def replay_for_run(corpus: str, targets: list[str], formats: tuple[str, ...], *,
-                   time_limit: float, cwd: str | None,
-                   emit: EventSink | None, tools: str = "default") -> tuple[int, int]:
-    """Replay a run's corpus first: (replayed, reproduced) over the findings of the run's
-    targets and format."""
+def replay_known(paths: Sequence[str | None], targets: list[str], formats: tuple[str, ...],
+                 *, time_limit: float, cwd: str | None, emit: EventSink | None,
+                 tools: str = "default") -> list[ReplayResult]:
+    """Replay what a run already knows (its corpus, its baseline) before it searches: the
+    findings of the run's targets and format, each file once even when two paths hold it."""
     # only the run's own targets (named by its caller) and format are loaded: a file naming
     # anything else is never imported
-    results = replay_corpus([corpus], time_limit=time_limit, cwd=cwd, emit=emit,
+    results = replay_corpus(_distinct(paths), time_limit=time_limit, cwd=cwd, emit=emit,
                             only_targets=targets, only_formats=formats,
                             trusted_tools=(tools,)).results
-    return len(results), sum(r.reproduced for r in results)
+    out: dict[str, ReplayResult] = {}
+    for r in results:
+        out.setdefault(r.finding.id, r)  # the same finding in the corpus and the baseline
+    return list(out.values())
+
+
+def _distinct(paths: Sequence[str | None]) -> list[str]:
+    """The paths that exist, each place once (a baseline may be the corpus itself)."""
+    seen: dict[Path, str] = {}
+    for p in paths:
+        if p and Path(p).exists():
+            seen.setdefault(Path(p).resolve(), p)
+    return list(seen.values())
+
+
+def stored_findings(paths: Sequence[str | None], targets: Collection[str],
+                    formats: Collection[str]) -> list[Finding]:
+    """The findings the corpus and baseline files hold for a run's targets and format, read
+    without running anything (a run that does not replay still knows what they hold)."""
+    out: dict[str, Finding] = {}
+    for p in _distinct(paths):
+        for _, f in iter_corpus(p):
+            if f.target in targets and f.format in formats:
+                out.setdefault(f.id, f)
+    return list(out.values())
+
+
+def _keys(f: Finding) -> set[tuple[str, ...]]:
+    """What makes a finding of this run the same as a stored one: its file, its operator's
+    bug (``dedup_key``) or its root cause (``root_key``), as the baseline matches."""
+    return {("id", f.id), ("bug", *f.dedup_key()), ("root", *f.root_key())}
+
+
+def settle(summary: RunSummary, stored: Sequence[Finding],
+           replayed: Mapping[str, bool] | None = None) -> None:
+    """Count what the corpus and the baseline already held: known, new and fixed.
+
+    A finding of this run that a stored finding matches is known (its id goes to
+    ``summary.known_ids``), and so is one a baseline absorbed; a stored finding the run did
+    not find again is known when its replay reproduced and fixed when it did not (stored
+    findings of one bug count once, fixed only when none of them reproduces). Replayed
+    findings are never new.
+    """
+    entries = list({f.id: f for f in stored}.values())
+    reproduced = dict(replayed or {})  # stored id -> whether its replay reproduced it
+    by_key: dict[tuple[str, ...], set[int]] = {}
+    for i, e in enumerate(entries):
+        for k in _keys(e):
+            by_key.setdefault(k, set()).add(i)
+    hit: set[int] = set()
+
+    def match(f: Finding) -> bool:
+        found = {i for k in _keys(f) for i in by_key.get(k, ())}
+        hit.update(found)
+        return bool(found)
+
+    summary.known_ids = [f.id for f in summary.findings if match(f)]
+    absorbed = {f.root_key(): f for f in summary.absorbed}
+    for f in absorbed.values():
+        match(f)
+    bugs: dict[tuple[str, ...], list[bool | None]] = {}
+    for i, e in enumerate(entries):
+        if i not in hit:
+            bugs.setdefault(e.dedup_key(), []).append(reproduced.get(e.id))
+    still = sum(1 for states in bugs.values() if any(states))
+    summary.fixed = sum(1 for states in bugs.values()
+                        if states and all(s is False for s in states))
+    summary.known = len(summary.known_ids) + len(absorbed) + still

@@ -67,11 +67,20 @@ class RunSummary:
     reproduced: int = 0
     baseline_known: int = 0
     corpus_dir: str | None = None
+    # what the corpus and the baseline already held (settled by ``engine.replay.settle``):
+    # known = still failing (replayed and reproduced, or found again), fixed = replayed and
+    # no longer reproducing; ``known_ids`` are the ids of the known ones among ``findings``
+    known: int = 0
+    fixed: int = 0
+    known_ids: list[str] = field(default_factory=list)
+    absorbed: list[Finding] = field(default_factory=list)  # found again, a baseline knew them
+    replay_states: dict[str, bool] = field(default_factory=dict)  # replayed id -> reproduced
 
     @property
     def new_findings(self) -> list[Finding]:
-        """Findings that fail the run (all findings unless a baseline absorbed some)."""
-        return self.findings
+        """Findings neither the corpus nor the baseline held: what this run found first."""
+        known = set(self.known_ids)
+        return [f for f in self.findings if f.id not in known]
 
     def finish(self, *, strict_protocol: bool = False) -> None:
         """Settle the summary at the end of a run: with ``strict_protocol``, protocol notes

@@ -39,7 +39,7 @@ from .events import (
     event_from_dict,
 )
 from .example import Example, to_finding
-from .replay import replay_for_run
+from .replay import replay_known, settle, stored_findings
 from .results import OperatorStats, RunSummary
 from .search import FailureKey
 from .signals import Terminated, check_stop, deferred_signals, request_stop, reset_stop
@@ -75,12 +75,16 @@ def run_fuzz(config: FuzzConfig, emit: EventSink | None = None, *,
         abuses=list(plan.abuses), corpus_dir=config.corpus,
     )
     start = time.monotonic()
+    # what the corpus and the baseline hold, read before this run adds to the corpus
+    stored = stored_findings([config.corpus, config.baseline], config.targets,
+                             _formats(plan))
     if workers > 1:
         _run_workers(config, plan, summary, workers, emit)
     else:
         _run_here(config, plan, summary, emit)
     summary.elapsed = time.monotonic() - start
     summary.finish(strict_protocol=config.strict_protocol)
+    settle(summary, stored, summary.replay_states)
     emit(RunFinished(len(summary.findings), len(summary.protocol_notes), summary.examples,
                      round(summary.elapsed, 3)))
     return summary
@@ -105,14 +109,21 @@ def _load_targets(config: FuzzConfig, fmt: Format) -> dict[str, Target]:
     return targets
 
 
+def _formats(plan: Plan) -> tuple[str, ...]:
+    return (plan.fmt.name, plan.fmt.source or plan.fmt.name)
+
+
 def _replay_first(config: FuzzConfig, plan: Plan, summary: RunSummary,
                   emit: EventSink) -> None:
-    if config.corpus and config.replay_corpus and Path(config.corpus).is_dir():
-        formats = (plan.fmt.name, plan.fmt.source or plan.fmt.name)
-        summary.replayed, summary.reproduced = replay_for_run(
-            config.corpus, config.targets, formats, time_limit=config.time_limit,
-            cwd=config.cwd, emit=emit,
-            tools=config.tools)
+    """Replay the corpus and the baseline (each file once) before searching."""
+    if config.replay_corpus and (config.baseline or (config.corpus
+                                                     and Path(config.corpus).is_dir())):
+        results = replay_known([config.corpus, config.baseline], config.targets,
+                               _formats(plan), time_limit=config.time_limit,
+                               cwd=config.cwd, emit=emit, tools=config.tools)
+        summary.replayed = len(results)
+        summary.reproduced = sum(r.reproduced for r in results)
+        summary.replay_states = {r.finding.id: r.reproduced for r in results}
 
 
 def _started(config: FuzzConfig, plan: Plan, workers: int) -> RunStarted:
@@ -201,6 +212,7 @@ def _collect(
             continue
         if finding.dedup_key() in plan.baseline or finding.root_key() in plan.baseline:
             summary.baseline_known += 1
+            summary.absorbed.append(finding)
             continue
         summary.findings.append(finding)
         path = save_finding(finding, config.corpus) if config.corpus else None
@@ -324,6 +336,7 @@ def _merge_parts(config: FuzzConfig, plan: Plan, summary: RunSummary,
         summary.operators.extend(part.operators)
         summary.examples += part.examples
         summary.baseline_known += part.baseline_known
+        summary.absorbed += part.absorbed
         summary.interrupted |= part.interrupted
     summary.operators.sort(key=lambda s: (s.target, order.get(s.abuse, 0)))
     # in operator order, as one process meets them: the first operator to reach a root

@@ -8,8 +8,9 @@ written by hand (inline CSS, inline SVG, :func:`html.escape`): a report needs no
 no script and no network to be read.
 
 One module per view: ``console`` (the run report and progress lines), ``json`` (JSON and
-NDJSON), ``junit``, ``markdown``, ``html``, ``svg`` (the charts inside the HTML), and
-``common`` (families, severities, ordering, :func:`visible`, study rates).
+NDJSON), ``junit``, ``markdown``, ``html``, ``sarif`` (SARIF 2.1.0 for code scanning,
+imported from its module), ``svg`` (the charts inside the HTML), and ``common``
+(families, severities, ordering, :func:`visible`, study rates).
 """
 
 from __future__ import annotations

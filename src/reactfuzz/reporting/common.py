@@ -105,12 +105,18 @@ def _seconds(s: float) -> str:
     return f"{s:.1f} s"
 
 
+def _known_line(summary: RunSummary) -> str:
+    """``K known, M new, F fixed``: known = the corpus or baseline held it and it still
+    fails, fixed = it held it and its replay no longer fails."""
+    return (f"{summary.known} known, {len(summary.new_findings)} new,"
+            f" {summary.fixed} fixed")
+
+
 def _counts_line(summary: RunSummary) -> str:
-    """``N findings (M new), K protocol notes``; known = absorbed by a baseline."""
-    new = len(summary.new_findings)
-    total = len(summary.findings) + summary.baseline_known
+    """``N findings (K known, M new, F fixed), P protocol notes``."""
+    total = summary.known + len(summary.new_findings)
     notes = _plural(len(summary.protocol_notes), "protocol note")
-    return f"{_plural(total, 'finding')} ({new} new), {notes}"
+    return f"{_plural(total, 'finding')} ({_known_line(summary)}), {notes}"
 
 
 def _exit_meaning(summary: RunSummary) -> str:
@@ -119,6 +125,9 @@ def _exit_meaning(summary: RunSummary) -> str:
         return "exit code 130: interrupted; the findings so far are kept"
     if code == 143:
         return "exit code 143: terminated (SIGTERM); the findings so far are kept"
+    if code == 1 and not summary.new_findings:
+        return ("exit code 1: known findings still fail the run (accept them with --baseline"
+                " DIR; protocol notes never fail a run)")
     if code == 1:
         return "exit code 1: new findings fail the run (protocol notes never do)"
     return "exit code 0: no new findings (protocol notes never fail a run)"

@@ -80,8 +80,6 @@ def _header_parts(summary: RunSummary) -> list[str]:
         parts.append(f"tools {summary.tools}")
     parts.append(f"{summary.examples} examples in {_seconds(summary.elapsed)}")
     parts.append(f"corpus: {summary.replayed} replayed, {summary.reproduced} reproduced")
-    if summary.baseline_known:
-        parts.append(f"baseline: {summary.baseline_known} known")
     return parts
 
 

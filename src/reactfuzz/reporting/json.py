@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import fields, is_dataclass
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -67,7 +68,9 @@ def summary_to_dict(summary: RunSummary) -> dict[str, Any]:
         "exit_code": summary.exit_code,
         "counts": {
             "findings": len(summary.findings),
+            "known": summary.known,
             "new": len(summary.new_findings),
+            "fixed": summary.fixed,
             "protocol_notes": len(summary.protocol_notes),
             "by_check_family": [
                 {"check": c, "family": fam, "findings": n}
@@ -75,6 +78,7 @@ def summary_to_dict(summary: RunSummary) -> dict[str, Any]:
             ],
         },
         "findings": [f.model_dump(mode="json") for f in summary.findings],
+        "known_ids": list(summary.known_ids),  # the findings above the corpus already held
         "protocol_notes": [f.model_dump(mode="json") for f in summary.protocol_notes],
         # what to change, per finding and protocol note id (the findings above stay exactly
         # as the corpus stores them, so ``Finding.model_validate`` still reads them back)
@@ -120,11 +124,12 @@ class NdjsonLog:
     """Writes engine events to a file, one JSON object per line, flushed per event.
 
     Each line is an engine event's :meth:`~reactfuzz.engine.events.EngineEvent.to_dict`,
-    ``{"kind": ..., "data": {...}}`` (findings inside ``data`` as the corpus stores them),
-    which :func:`~reactfuzz.engine.events.event_from_dict` reads back; an untyped
-    :class:`~reactfuzz.results.Event` is written in the same shape. Lines are pure ASCII
-    (``\\u2028`` and ``\\x85`` escaped), so no line splitter can cut a record in two. Use
-    as a context manager or call :meth:`close`.
+    ``{"kind": ..., "time": ..., "data": {...}}`` (findings inside ``data`` as the corpus
+    stores them, ``time`` when the event happened, UTC ISO 8601), which
+    :func:`~reactfuzz.engine.events.event_from_dict` reads back; an untyped
+    :class:`~reactfuzz.results.Event` is written in the same shape, stamped when written.
+    Lines are pure ASCII (``\\u2028`` and ``\\x85`` escaped), so no line splitter can cut a
+    record in two. Use as a context manager or call :meth:`close`.
     """
 
     def __init__(self, path: str | Path) -> None:
@@ -138,7 +143,9 @@ class NdjsonLog:
         if isinstance(event, EngineEvent):
             record = event.to_dict()
         else:
-            record = {"kind": event.kind, "data": _jsonable(event.data)}
+            stamp = datetime.now(timezone.utc).isoformat(timespec="milliseconds")
+            record = {"kind": event.kind, "time": stamp.replace("+00:00", "Z"),
+                      "data": _jsonable(event.data)}
         self._fh.write(json.dumps(record, ensure_ascii=True) + "\n")
         self._fh.flush()
 

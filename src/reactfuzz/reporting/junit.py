@@ -115,6 +115,7 @@ def render_junit(summary: RunSummary) -> str:
         "seed": summary.seed, "targets": ", ".join(summary.targets), "format": summary.format,
         "dispatcher": summary.dispatcher, "tools": summary.tools, "examples": summary.examples,
         "replayed": summary.replayed, "reproduced": summary.reproduced,
+        "known": summary.known, "new": len(summary.new_findings), "fixed": summary.fixed,
         "protocol_notes": len(summary.protocol_notes), "exit_code": summary.exit_code,
     }
     suite = _attrs(name="reactfuzz", tests=len(cases), failures=n_fail, errors=0,

@@ -18,6 +18,7 @@ from .common import (
     _design_blocks,
     _exit_meaning,
     _free,
+    _known_line,
     _mark,
     _plural,
     _rate_ci,
@@ -70,14 +71,16 @@ def render_markdown(summary: RunSummary) -> str:
     """A pull-request comment: headline, findings by check × family, one collapsed section
     per finding (completion, expected/observed, replay command)."""
     n = len(summary.findings)
-    head = f"❌ {_plural(n, 'finding')}" if n else "✅ no findings"
+    head = f"❌ {_plural(n, 'finding')}" if n else \
+        "✅ no new findings" if summary.known else "✅ no findings"
     if summary.interrupted:
         head += " (interrupted: partial results)"
     meta = " · ".join(f"{k} `{v}`" for k, v in [
         ("seed", summary.seed), ("target", ", ".join(summary.targets)),
         ("format", summary.format), ("dispatcher", summary.dispatcher),
     ]) + f" · {summary.examples} examples in {_seconds(summary.elapsed)}" \
-        + f" · corpus: {summary.replayed} replayed, {summary.reproduced} reproduced"
+        + f" · corpus: {summary.replayed} replayed, {summary.reproduced} reproduced" \
+        + f" · **{_known_line(summary)}**"
     out = [f"## reactfuzz: {head}", "", meta, ""]
     header, rows = _count_table(summary)
     rows = [[_code(r[0], cell=True) if r[0] != "total" else "**total**", *r[1:]] for r in rows]
