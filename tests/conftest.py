@@ -58,6 +58,18 @@ SLOW: dict[str, str] = {
         "a whole CLI run against a user parser in its worker process",
     "test_cli_fuzz.py::test_tools_without_free_text_skip_operators_cleanly":
         "a whole CLI run with a tools file",
+    "test_determinism.py::test_without_the_pin_the_imported_constants_leak_in":
+        "generates until the imported constants leak in, unpinned (the same-seed check with"
+        " the pin stays in the fast tier)",
+    "test_fastpath.py::test_fast_path_agrees_with_lark_on_every_operator":
+        "parses every operator's scenarios with both readers (the adversarial-text"
+        " comparison stays in the fast tier)",
+    "test_cli_fuzz.py::test_plugin_registers_a_custom_check":
+        "a CLI fuzz run that imports a plugin in its child first",
+    "test_cli_fuzz.py::test_workers_print_the_same_report":
+        "a CLI run twice, once with two worker processes",
+    "test_families_tag.py::test_template_format_fuzzes_end_to_end":
+        "a whole fuzz run of a template format",
 }
 
 
