@@ -254,7 +254,7 @@ TRIAGE: tuple[Triage, ...] = (
            " thought included, the subtask's output (documented fallback)",
            "no-hijacked-answer@label.case no-hijacked-answer@label.spacing"
            " no-hijacked-answer@label.numbering no-hijacked-answer@injected.stop-in-argument"
-           " no-hijacked-answer@variant.case",
+           " no-hijacked-answer@variant.case no-hijacked-answer@injected.label-in-argument",
            "xorbitsai/inference PR 1098 (the same raw-text fallback elsewhere)"),
     *_rows("griptape_actions", _J, "griptape-actions-beat-answer",
            "with actions present 'Answer:' is ignored (documented): the action runs",
