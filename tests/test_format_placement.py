@@ -358,3 +358,24 @@ def test_an_answer_holding_the_call_tag_is_not_representable(fmt: str) -> None:
     tag = "<tool_call>" if fmt == "tool-call" else "<function=search>"
     assert not representable(FinalAnswer(f"do not {tag} x"), f).ok
     assert representable(FinalAnswer("do not call anything"), f).ok
+
+
+def _tag_calls(text: str, which: int) -> Step:
+    """A Hermes-style reader: every <tool_call> block, and the one at ``which`` runs."""
+    blocks = re.findall(r"<tool_call>\s*(\{.*?\})\s*</tool_call>", text, re.DOTALL)
+    if not blocks:
+        return Step(answer=text)
+    obj = json.loads(blocks[which])
+    args = obj["arguments"]
+    return Step(action=Action(obj["name"], json.dumps(args), tuple(args.values()), tuple(args)))
+
+
+def test_parallel_calls_run_the_first_and_dropping_it_is_caught() -> None:
+    """tool-call runs parallel calls: the first of two running is right (no finding), a
+    reader that runs only the last drops the model's first call."""
+    assert get_format("tool-call").parallel_calls
+    with pytest.raises(NoSuchExample):
+        find(scenarios(REG, "tool-call", abuses=["injected.second-action"]),
+             _fault(lambda t: _tag_calls(t, 0), "tool-call"), settings=_settings(15))
+    find(scenarios(REG, "tool-call", abuses=["injected.second-action"]),
+         _fault(lambda t: _tag_calls(t, -1), "tool-call"), settings=_settings(30))

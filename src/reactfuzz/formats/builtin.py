@@ -256,6 +256,7 @@ for _fmt in (
         labels=Labels(answer=None),
         stop=(),
         grammar="tag.lark",
+        parallel_calls=True,
     ),
     Format(
         name="function-tag",

@@ -140,6 +140,10 @@ class Format(BaseModel):
     finish_action: str | None = None
     stop: tuple[str, ...] = ("Observation:",)
     grammar: str | None = None
+    parallel_calls: StrictBool = False
+    """Whether the protocol lets one completion hold several calls that all run (Hermes
+    and Qwen tool calls do): a second call is then no ambiguity, and running the first is
+    right."""
     answer_scope: Literal["text", "message"] = "text"
     """What the client hands over as the final answer: ``text``, the answer's own text;
     ``message``, the whole completion (thought and labels included), as a chat agent that

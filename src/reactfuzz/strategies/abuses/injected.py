@@ -147,7 +147,8 @@ def _unicode_break(ctx: Context) -> Writing:
     "injected.second-action", family="injected",
     description="a second action line after the first",
     why="most loops take the first or the last match without saying there were two",
-    expects="refused as ambiguous under the strict policy (one action per turn)",
+    expects="refused as ambiguous under the strict policy (one action per turn); where the"
+            " format runs parallel calls, the first call runs",
     breaks=("classic", "classic-unanchored", "classic-action-input"),
 )
 def _second_action(ctx: Context) -> Writing:
@@ -157,8 +158,9 @@ def _second_action(ctx: Context) -> Writing:
     text = first + "\n" + render(other, ctx.fmt)
     return Writing(intent, text, Expectation(
         frozenset({"ambiguous", "unparseable"}),
-        allow_intended=not ctx.policy.one_action_per_turn,
-        note="two actions in one turn",
+        allow_intended=not ctx.policy.one_action_per_turn or ctx.fmt.parallel_calls,
+        note="two actions in one turn" + (" (parallel calls: both run)"
+                                          if ctx.fmt.parallel_calls else ""),
     ))
 
 
