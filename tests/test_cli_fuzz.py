@@ -267,7 +267,8 @@ def test_ctrl_c_keeps_the_findings_and_exits_130(tmp_path: Path) -> None:
     finally:
         if proc.poll() is None:
             proc.kill()
-    assert proc.returncode == 130, (out, err)
+    # 130, or killed by the SIGINT itself when it lands at exit (a shell shows 130 for both)
+    assert proc.returncode in (130, -signal.SIGINT), (out, err)
     assert "interrupted: the results below are partial" in out
     assert "exit code 130" in out
 
