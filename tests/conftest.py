@@ -70,6 +70,13 @@ SLOW: dict[str, str] = {
         "a CLI run twice, once with two worker processes",
     "test_families_tag.py::test_template_format_fuzzes_end_to_end":
         "a whole fuzz run of a template format",
+    "test_families_json.py::test_every_applicable_operator_runs_without_design_findings":
+        "every operator's search against the grammar of each JSON format (nothing fails, so"
+        " each spends its whole budget)",
+    "test_fit.py::test_workers_with_a_user_target_find_the_same":
+        "a user-target run twice, once with two worker processes",
+    "test_families_tag.py::test_template_format_reads_back_what_it_writes":
+        "reads back many renderings of a template format through Lark",
 }
 
 
