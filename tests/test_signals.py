@@ -451,3 +451,39 @@ def test_odd_results_are_findings_in_a_real_run(tmp_path: Path, fn: str) -> None
     files = list((tmp_path / "corpus").glob("*.json"))
     assert files and all(f.stat().st_size < 64_000 for f in files)
     assert (tmp_path / "r.json").stat().st_size < 64_000 * (len(files) + 1)
+
+
+@POSIX
+@pytest.mark.slow
+def test_sigkill_with_workers_keeps_what_finished_operators_found(tmp_path: Path) -> None:
+    """Workers save each operator's findings as it ends: killing the parent outright loses
+    only the operators still running, as in a serial run."""
+    out_dir = tmp_path / "out"
+    events = out_dir / "events.ndjson"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "reactfuzz", *_RUN, "--workers", "2", "--corpus",
+         str(tmp_path / "corpus"), "--events", str(events)],
+        cwd=tmp_path, env=_env(), start_new_session=True,
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    end = time.monotonic() + 120
+    try:
+        found = False
+        while time.monotonic() < end and proc.poll() is None and not found:
+            if events.exists():
+                for line in events.read_text().splitlines():
+                    event = json.loads(line) if line.strip() else {}
+                    data = event.get("data", {})
+                    if event.get("kind") == "operator-finished" and any(
+                            data.get("failures", {}).values()):
+                        found = True
+            time.sleep(0.01)
+        assert found and proc.poll() is None, "no operator with a failure finished in time"
+        proc.send_signal(signal.SIGKILL)
+        proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+    assert _wait_gone(_session(proc.pid)) == []
+    on_disk = [p for p, _ in iter_corpus(tmp_path / "corpus")]
+    assert on_disk, "a finished operator's findings were lost with the parent"

@@ -259,8 +259,10 @@ def _init_worker(queue: Any) -> None:
 @pinned
 def _worker_run(args: tuple[FuzzConfig, list[str]]) -> RunSummary:
     config, abuses = args
-    sub = replace(config, abuses=abuses, replay_corpus=False, strict_protocol=False,
-                  corpus=None)
+    # the worker saves each operator's findings as the operator ends, as one process
+    # does: a parent killed outright (SIGKILL) loses only the operators in progress; the
+    # parent merges root causes across workers afterwards and removes what it merged away
+    sub = replace(config, abuses=abuses, replay_corpus=False, strict_protocol=False)
     plan = resolve(sub)
     summary = RunSummary(seed=plan.seed, targets=list(sub.targets), format=plan.fmt.name,
                          dispatcher=plan.dispatcher, tools=sub.tools,
@@ -345,6 +347,12 @@ def _merge_parts(config: FuzzConfig, plan: Plan, summary: RunSummary,
     found.sort(key=lambda f: (rank.get(f.target, 0), order.get(f.abuse, 0)))
     for finding in found:
         if _merge_into(summary, finding, replace(config, corpus=None)):
+            if config.corpus and finding.cause != "protocol":
+                # a worker saved it before another worker's operator, earlier in the
+                # order, turned out to have the same root cause
+                kept = {f.filename for f in summary.findings}
+                if finding.filename not in kept:
+                    (Path(config.corpus) / finding.filename).unlink(missing_ok=True)
             continue
         group = summary.protocol_notes if finding.cause == "protocol" else summary.findings
         group.append(finding)
