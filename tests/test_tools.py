@@ -1056,3 +1056,33 @@ def test_json_schema_is_self_contained() -> None:
     assert "$ref" not in text and "$defs" not in text and '"title"' not in text
     assert schema["properties"]["color"]["enum"] == ["red", "green"]
     assert schema["additionalProperties"] is False
+
+
+@pytest.mark.parametrize("path", [
+    "%2e%2e/%2e%2e/etc/passwd", "\uff0e\uff0e/\uff0e\uff0e/etc/passwd", "~/.ssh/id_rsa",
+    "notes/~/x", "$HOME/.ssh/id_rsa", "${HOME}/x", "%USERPROFILE%/x", "..\\..\\windows\\win.ini",
+    "C:/Windows/win.ini",
+])
+def test_confined_path_refuses_what_a_tool_could_decode_or_expand(path: str) -> None:
+    from reactfuzz.tools.paths import ConfinedPath
+
+    assert not ConfinedPath("/srv/agent-files").contains(path)
+
+
+@pytest.mark.parametrize("path", ["runbooks/a.md", "50% off.md", "café.md", "a~b.md"])
+def test_confined_path_keeps_ordinary_names(path: str) -> None:
+    from reactfuzz.tools.paths import ConfinedPath
+
+    assert ConfinedPath("/srv/agent-files").contains(path)
+
+
+def test_a_design_that_passes_an_expandable_path_to_read_file_is_flagged() -> None:
+    from reactfuzz.dispatch import Executed
+    from reactfuzz.model import Call
+    from reactfuzz.oracle import STRICT, judge, oracle
+
+    reg = default_registry()
+    intent = Call("read_file", ("~/.ssh/id_rsa",))
+    acceptable = oracle(intent, "bracket", reg, STRICT)
+    verdict = judge(Executed(Call("read_file", ("~/.ssh/id_rsa",))), acceptable, reg)
+    assert not verdict.ok

@@ -203,7 +203,10 @@ _NEAR_VALID: dict[str, tuple[str, ...]] = {
     "bool": ("maybe", "2", ""),
     "enum": ("kelvin", "Metric", "", "other"),
     "pattern": ("INV-2041", "", "cus 8812", "../../etc/passwd"),
-    "string": ("../../etc/passwd", "/etc/passwd"),
+    # a confined path: traversal, then what a tool could decode or expand out of the root
+    "string": ("../../etc/passwd", "/etc/passwd", "%2e%2e/%2e%2e/etc/passwd",
+               "\uff0e\uff0e/\uff0e\uff0e/etc/passwd", "~/.ssh/id_rsa", "$HOME/.ssh/id_rsa",
+               "..\\..\\windows\\win.ini", "C:/Windows/win.ini"),
     "list": ("a", ""),
     "json": ("", "none", "{}"),
 }

@@ -8,6 +8,8 @@ never touched, so symlinks are out of its scope) and because the default registr
 from __future__ import annotations
 
 import os
+import re
+import unicodedata
 from dataclasses import dataclass
 from typing import Any
 
@@ -27,7 +29,11 @@ class ConfinedPath:
     Relative paths are taken relative to ``root``; absolute paths must lie under it. The
     check joins and normalises with :func:`os.path.normpath` (pure string logic: the file
     system is never touched, so symlinks are not considered) and rejects empty paths and NUL
-    bytes. The validated value is returned unchanged.
+    bytes. It also rejects what is harmless only while no code between the model and the
+    file decodes, expands or runs on Windows: percent-encoding (``%2e%2e``), characters
+    that Unicode normalisation turns into others (fullwidth dots), ``~`` and environment
+    variables (``$HOME``, ``${X}``, ``%X%``), backslashes and drive letters (``..\\``,
+    ``C:``). The validated value is returned unchanged.
     """
 
     root: str
@@ -56,6 +62,10 @@ class ConfinedPath:
             return "a path must not contain a NUL byte"
         if not path:
             return "a path must not be empty"
+        trick = _expansion(path)
+        if trick is not None:
+            return f"path {path!r} holds {trick}, which a tool that decodes or expands it" \
+                   " could take outside the root"
         joined = os.path.normpath(os.path.join(self.root, path))
         root = self.root
         prefix = root if root.endswith(os.sep) else root + os.sep
@@ -65,3 +75,25 @@ class ConfinedPath:
 
     def __get_pydantic_core_schema__(self, source: Any, handler: Any) -> core_schema.CoreSchema:
         return core_schema.no_info_after_validator_function(self.check, handler(source))
+
+
+_PERCENT = re.compile(r"%[0-9A-Fa-f]{2}")
+_ENV = re.compile(r"\$(?:\{|[A-Za-z_])|%[A-Za-z_][A-Za-z0-9_]*%")
+_DRIVE = re.compile(r"^[A-Za-z]:")
+
+
+def _expansion(path: str) -> str | None:
+    """What in ``path`` some code could decode or expand into another path, or ``None``."""
+    if _PERCENT.search(path):
+        return "percent-encoding"
+    if unicodedata.normalize("NFKC", path) != path:
+        return "characters that Unicode normalisation changes (fullwidth dots and the like)"
+    if path.startswith("~") or "/~" in path:
+        return "a home-directory '~'"
+    if _ENV.search(path):
+        return "an environment variable"
+    if "\\" in path:
+        return "a backslash (a Windows separator)"
+    if _DRIVE.match(path):
+        return "a drive letter"
+    return None
