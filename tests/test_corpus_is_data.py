@@ -74,3 +74,32 @@ def test_fuzz_never_loads_a_corpus_file_of_another_target(tmp_path: Path, monkey
                                   cwd=str(tmp_path)))
     assert summary.replayed == 0
     assert not marker.exists()
+
+
+def test_a_plugin_check_finding_is_counted_by_fuzz_and_replayed_with_its_plugin(
+        tmp_path: Path, monkeypatch, capsys) -> None:
+    """A shared corpus may hold findings of a plugin's check: fuzz skips and counts them,
+    replay names the file and asks for --plugin, and replays them once it is loaded."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    corpus, _ = _hostile_corpus(tmp_path, check="team-plugin-check")
+    summary = run_fuzz(FuzzConfig(targets=["classic-bracket"], seed=1, max_examples=5,
+                                  abuses=["clean.render"], corpus=str(corpus),
+                                  cwd=str(tmp_path)))
+    assert summary.replayed == 0 and summary.replay_skipped == 1
+    assert main(["replay", str(corpus)]) == 2
+    err = capsys.readouterr().err
+    assert "team-plugin-check" in err and "--plugin" in err and err.count("\n") == 1
+    (tmp_path / "team_plugin.py").write_text(
+        "from reactfuzz.engine.checks import CHECKS, check\n"
+        "if 'team-plugin-check' not in CHECKS:\n"
+        "    check('team-plugin-check', 'a team check')(lambda inp: None)\n")
+    from reactfuzz.engine.checks import CHECKS
+
+    try:
+        assert main(["replay", str(corpus), "--plugin", "team_plugin"]) == 0
+        out = capsys.readouterr().out
+        assert "[team-plugin-check/" in out  # replayed (its check never fails: FIXED)
+    finally:
+        if "team-plugin-check" in CHECKS:
+            CHECKS.remove("team-plugin-check")

@@ -203,6 +203,9 @@ def build_parser() -> argparse.ArgumentParser:
         help="with --target: auto = the target's own (positional for classic-*)",
     ), _Choices(_dispatchers, "auto"))
     s.add_argument("--tools", help="tools for every finding instead of each file's own")
+    s.add_argument("--plugin", action="append", metavar="MODULE",
+                   help="import a module that registers the checks some findings name"
+                        " (findings of checks not registered are skipped and counted)")
     s.add_argument("--trust-corpus", action="store_true",
                    help="also run findings whose file names a module:attr target or tools"
                         " (imports that code: only for a corpus you wrote)")

@@ -231,6 +231,7 @@ def _cmd_replay(args: argparse.Namespace) -> int:
     for p in paths:
         if not Path(p).exists():
             raise InputFileError(f"{p}: no such corpus file or directory")
+    _load_plugins(args.plugin)
     replayed = replay_corpus(paths, target=args.target, dispatcher=args.dispatcher,
                              time_limit=args.time_limit, tools=args.tools,
                              trust=args.trust_corpus)

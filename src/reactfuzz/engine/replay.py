@@ -11,17 +11,17 @@ caller passes ``trust=True`` (the documented ``--trust-corpus``).
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
 from ..dispatch import DISPATCHERS
-from ..errors import ReactfuzzError
+from ..errors import ReactfuzzError, UsageError
 from ..formats import get_format
 from ..strategies import Scenario
 from ..targets import Target, load_target, load_tools
 from ..tools import ToolRegistry
-from .checks import get_checks
+from .checks import CHECKS, get_checks
 from .config import auto_dispatcher
 from .corpus import Finding, is_code_reference, iter_corpus
 from .events import CorpusReplayed, EventSink
@@ -51,6 +51,8 @@ class Replayed:
 
     results: list[ReplayResult]
     skipped: list[Path]
+    unregistered: list[Path] = field(default_factory=list)
+    """Files whose check is not registered here (a plugin's check: load it with --plugin)."""
 
 
 def replay(
@@ -88,14 +90,18 @@ def replay_corpus(
     only_targets: Collection[str] | None = None,
     only_formats: Collection[str] | None = None,
     trusted_tools: Collection[str] = (),
+    skip_unregistered: bool = False,
 ) -> Replayed:
     """:func:`replay`, also saying which files were skipped because they name code.
 
     ``tools`` replaces every finding's tools (a caller-named reference is trusted);
-    ``only_targets`` / ``only_formats`` keep just those findings, before anything loads.
+    ``only_targets`` / ``only_formats`` keep just those findings, before anything loads;
+    ``skip_unregistered`` counts a finding of a check not registered here (a plugin's)
+    instead of refusing it.
     """
     out: list[ReplayResult] = []
     skipped: list[Path] = []
+    unregistered: list[Path] = []
     targets: dict[tuple[str, str], Target] = {}
     registries: dict[str, ToolRegistry] = {}
     try:
@@ -113,6 +119,13 @@ def replay_corpus(
                         tools is None and tools_ref not in trusted_tools
                         and is_code_reference(tools_ref, tools=True))):
                     skipped.append(path)
+                    continue
+                if finding.check not in CHECKS:  # a plugin's check, not loaded in this run
+                    if not skip_unregistered:
+                        raise UsageError(f"{path}: key 'check': {finding.check!r} is not"
+                                         " registered here: load the plugin that registers"
+                                         " it with --plugin MODULE")
+                    unregistered.append(path)
                     continue
                 fmt = _field(path, "format", get_format, finding.format)
                 key = (name, finding.format)
@@ -145,7 +158,7 @@ def replay_corpus(
     finally:
         for t in targets.values():
             t.close()
-    return Replayed(out, skipped)
+    return Replayed(out, skipped, unregistered)
 
 
 def _field(path: Path | None, key: str, load: Callable[..., T], *args: Any,
@@ -162,18 +175,30 @@ def _field(path: Path | None, key: str, load: Callable[..., T], *args: Any,
 
 def replay_known(paths: Sequence[str | None], targets: list[str], formats: tuple[str, ...],
                  *, time_limit: float, cwd: str | None, emit: EventSink | None,
-                 tools: str = "default") -> list[ReplayResult]:
+                 tools: str = "default") -> KnownReplay:
     """Replay what a run already knows (its corpus, its baseline) before it searches: the
     findings of the run's targets and format, each file once even when two paths hold it."""
     # only the run's own targets (named by its caller) and format are loaded: a file naming
     # anything else is never imported
-    results = replay_corpus(_distinct(paths), time_limit=time_limit, cwd=cwd, emit=emit,
-                            only_targets=targets, only_formats=formats,
-                            trusted_tools=(tools,)).results
+    return _known(replay_corpus(_distinct(paths), time_limit=time_limit, cwd=cwd, emit=emit,
+                                only_targets=targets, only_formats=formats,
+                                trusted_tools=(tools,), skip_unregistered=True))
+
+
+def _known(replayed: Replayed) -> KnownReplay:
     out: dict[str, ReplayResult] = {}
-    for r in results:
+    for r in replayed.results:
         out.setdefault(r.finding.id, r)  # the same finding in the corpus and the baseline
-    return list(out.values())
+    return KnownReplay(out.values(), len({p.resolve() for p in replayed.unregistered}))
+
+
+class KnownReplay(list[ReplayResult]):
+    """The replayed findings, and how many stored ones a missing plugin's check kept from
+    replaying (they are counted, never an error: the corpus may be shared)."""
+
+    def __init__(self, results: Any, unregistered: int = 0) -> None:
+        super().__init__(results)
+        self.unregistered = unregistered
 
 
 def _distinct(paths: Sequence[str | None]) -> list[str]:

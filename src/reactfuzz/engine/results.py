@@ -64,6 +64,7 @@ class RunSummary:
     interrupted: bool = False
     terminated: bool = False  # the interruption was a SIGTERM (exit 143)
     replayed: int = 0
+    replay_skipped: int = 0  # corpus findings of checks not registered here (a plugin's)
     reproduced: int = 0
     baseline_known: int = 0
     corpus_dir: str | None = None

@@ -122,6 +122,7 @@ def _replay_first(config: FuzzConfig, plan: Plan, summary: RunSummary,
                                _formats(plan), time_limit=config.time_limit,
                                cwd=config.cwd, emit=emit, tools=config.tools)
         summary.replayed = len(results)
+        summary.replay_skipped = results.unregistered
         summary.reproduced = sum(r.reproduced for r in results)
         summary.replay_states = {r.finding.id: r.reproduced for r in results}
 

@@ -79,7 +79,9 @@ def _header_parts(summary: RunSummary) -> list[str]:
     if summary.tools != "default":
         parts.append(f"tools {summary.tools}")
     parts.append(f"{summary.examples} examples in {_seconds(summary.elapsed)}")
-    parts.append(f"corpus: {summary.replayed} replayed, {summary.reproduced} reproduced")
+    parts.append(f"corpus: {summary.replayed} replayed, {summary.reproduced} reproduced"
+                 + (f", {summary.replay_skipped} of checks not loaded here skipped (--plugin)"
+                    if summary.replay_skipped else ""))
     return parts
 
 
