@@ -133,7 +133,7 @@ def test_fuzz_finds_no_design_fault_on_any_format(fuzz: Callable[..., dict], tmp
                                                   fmt: str) -> None:
     (tmp_path / "german.toml").write_text(GERMAN, encoding="utf-8")
     module = "safe_" + fmt.replace("-", "_").replace(".", "_")
-    data = fuzz(module, TARGET.format(fmt=fmt), fmt, "--max-examples", "20")
+    data = fuzz(module, TARGET.format(fmt=fmt), fmt, "--max-examples", "6")
     assert data["examples"] > 0 and _design(data) == []
 
 

@@ -331,7 +331,12 @@ def _check(r: dict[str, Any], signum: int) -> None:
     corpus: Path = r["corpus"]
     temp = [p.name for d in (corpus, r["out_dir"]) if d.is_dir() for p in d.iterdir()
             if p.name.startswith(".tmp-")]
-    assert temp == []
+    if signum == signal.SIGKILL:
+        # nothing runs after a SIGKILL: a file being saved at that instant stays as its
+        # temporary (corpus reading skips it, the next run sweeps it once stale)
+        assert len(temp) <= 2, temp
+    else:
+        assert temp == []
     on_disk = {p.name for p, _ in iter_corpus(corpus)}  # and every file is valid
     assert "Traceback" not in r["err"], r["err"]
     if signum == signal.SIGKILL:
