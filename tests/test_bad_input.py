@@ -759,3 +759,16 @@ def test_a_good_run_still_writes_its_reports_after_the_checks(tmp_path: Path) ->
     assert ran.code in (0, 1) and not ran.raised
     assert (out / "r.json").is_file() and (out / "r.xml").is_file()
     assert not list(tmp_path.rglob(".tmp-check-*"))
+
+
+@pytest.mark.parametrize("ident", ["a:b", ".tmp-x", "x" * 300, "a b", "a\\b", "nul\x00"])
+def test_a_bad_check_or_abuse_id_is_refused_where_it_is_registered(ident: str) -> None:
+    """Ids name corpus files: the library refuses a bad one as the CLI does."""
+    from reactfuzz.engine.checks import check
+    from reactfuzz.errors import UsageError
+    from reactfuzz.strategies.catalogue import register_abuse
+
+    with pytest.raises(UsageError):
+        check(ident, "a check")
+    with pytest.raises(UsageError):
+        register_abuse(ident, family="x", description="d", why="w", expects="e")

@@ -19,8 +19,10 @@ from typing import Literal
 
 from ..designs import Reading
 from ..dispatch import Crashed, Executed, Finished, Outcome, Rejected
+from ..errors import UsageError
 from ..formats import Format
 from ..kinds import DISAGREEMENT_SEVERITY, SEVERITY
+from ..limits import id_problem
 from ..model import Call, FinalAnswer, Step
 from ..oracle import Verdict, same_answer
 from ..registry import Registry
@@ -99,6 +101,10 @@ def check(id: str, description: str) -> Callable[
     [Callable[[CheckInput], Failure | None]], Callable[[CheckInput], Failure | None]
 ]:
     """Register a check function under ``id`` (a decorator)."""
+
+    problem = id_problem("check", id)  # ids name corpus files
+    if problem is not None:
+        raise UsageError(problem)
 
     def deco(fn: Callable[[CheckInput], Failure | None]) -> Callable[[CheckInput], Failure | None]:
         CHECKS.add(id, Check(id, description, fn))  # a second one of that id: UsageError

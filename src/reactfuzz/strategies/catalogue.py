@@ -15,8 +15,10 @@ from typing import Any
 from hypothesis import assume
 from hypothesis import strategies as st
 
+from ..errors import UsageError
 from ..formats import Format, get_format
 from ..kinds import ANY_REFUSAL
+from ..limits import id_problem
 from ..model import Call, FinalAnswer, Intent
 from ..oracle import Expectation, Policy
 from ..registry import Registry
@@ -133,6 +135,10 @@ def register_abuse(
     the client sends no stop sequence, so the whole text reaches the parser. ``needs`` says
     what ``applies`` asks of a format (a run that skips the operator says it).
     """
+
+    problem = id_problem("abuse", id)  # ids name corpus files
+    if problem is not None:
+        raise UsageError(problem)
 
     def deco(fn: Callable[[Context], Writing]) -> Callable[[Context], Writing]:
         ABUSES.add(id, Abuse(id, family, description, why, expects, fn,
