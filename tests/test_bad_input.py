@@ -139,7 +139,6 @@ def _option_cases() -> Iterator[Bad]:
         ("fuzz unknown option", (*FUZZ, "--nosuch"), "--nosuch"),
         ("parse unknown option", ("parse", "--nosuch", "ok.txt"), "--nosuch"),
         ("replay unknown option", ("replay", "--nosuch"), "--nosuch"),
-        ("no command", (), "COMMAND"),
         ("unknown command", ("nosuch",), "nosuch"),
         ("replay missing path", ("replay", "missing-dir"), "missing-dir"),
         ("parse missing file", ("parse", "missing.txt"), "missing.txt"),

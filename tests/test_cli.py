@@ -256,3 +256,24 @@ def test_dispatcher_choices_come_from_the_registry(cli) -> None:
     assert "invalid choice: 'nope' (choose from " + ", ".join(
         repr(n) for n in ["auto", *DISPATCHERS]) in r.stderr
     assert "{" + ",".join(["auto", *DISPATCHERS]) + "}" in cli("fuzz", "--help").stdout
+
+
+def test_bare_reactfuzz_prints_help_and_exits_0(capsys) -> None:
+    from reactfuzz.cli import main
+
+    assert main([]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("usage: reactfuzz") and "fuzz" in out
+
+
+def test_no_color_turns_auto_colour_off(monkeypatch) -> None:
+    import argparse
+
+    from reactfuzz.cli.fuzz import _color
+
+    monkeypatch.setattr("sys.stdout.isatty", lambda: True)
+    auto = argparse.Namespace(color="auto")
+    assert _color(auto)
+    monkeypatch.setenv("NO_COLOR", "1")
+    assert not _color(auto)
+    assert _color(argparse.Namespace(color="always"))

@@ -22,6 +22,9 @@ __all__ = ["main"]
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI; returns the exit code."""
     parser = build_parser()
+    if not (sys.argv[1:] if argv is None else list(argv)):
+        parser.print_help()  # bare `reactfuzz`: what it can do, not an error
+        return 0
     args, extra = parser.parse_known_args(argv)
     if extra:  # name the subcommand whose options were meant, not the top level
         sub = getattr(args, "command", None)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import signal
 import sys
 from pathlib import Path
@@ -200,7 +201,8 @@ def _color(args: argparse.Namespace) -> bool:
         return True
     if args.color == "never":
         return False
-    return sys.stdout.isatty()
+    # auto: a terminal, unless NO_COLOR is set to anything (https://no-color.org)
+    return sys.stdout.isatty() and not os.environ.get("NO_COLOR")
 
 
 def _write_reports(summary: RunSummary, args: argparse.Namespace) -> None:
