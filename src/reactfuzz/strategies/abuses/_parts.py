@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any
 
 from hypothesis import assume
 from hypothesis import strategies as st
 
 from ...model import Call
+from ...tools import Tool
 from ..catalogue import Context, free_params, single_arg_ok
 
 __all__ = ["MARK", "args_object", "free_call", "render_with"]
@@ -17,13 +19,20 @@ MARK = "zqxmarkqxz"
 """A placeholder argument value: rendered, then replaced with the operator's own writing."""
 
 
-def free_call(ctx: Context) -> tuple[Call, str]:
-    """A drawn call with a free-text argument, and that argument's name."""
-    base = ctx.call(lambda t: bool(free_params(t)) and single_arg_ok(ctx.fmt, t))
+def free_call(ctx: Context, fits: Callable[[Tool], bool] | None = None,
+              **kw: Any) -> tuple[Call, str]:
+    """A drawn call with a free-text argument, and that argument's name.
+
+    ``fits`` narrows the tools beyond having a free-text parameter (default: the format
+    can carry the call); ``kw`` goes to :meth:`Context.call` (``optional=False``).
+    """
+    def ok(t: Tool) -> bool:
+        return bool(free_params(t)) and (single_arg_ok(ctx.fmt, t) if fits is None else fits(t))
+
+    base = ctx.call(ok, **kw)
     tool = ctx.registry[base.tool]
     names = [n for n in free_params(tool) if n in (base.names or ())]
     assume(names)  # the tool's free strings may all be optional and left out
-    assume(names)
     return base, ctx.draw(st.sampled_from(names))
 
 

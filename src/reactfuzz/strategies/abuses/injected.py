@@ -11,12 +11,12 @@ from ...render import render
 from ..catalogue import (
     Context,
     Writing,
-    free_params,
     register_abuse,
     single_arg_ok,
 )
 from ..text import ODD_LINE_BREAKS, all_labels
 from ..values import validates
+from ._parts import free_call
 
 
 @register_abuse(
@@ -27,11 +27,7 @@ from ..values import validates
     breaks=("classic", "classic-unanchored", "classic-action-input"),
 )
 def _delimiter(ctx: Context) -> Writing:
-    base = ctx.call(lambda t: bool(free_params(t)) and single_arg_ok(ctx.fmt, t))
-    tool = ctx.registry[base.tool]
-    present = [n for n in free_params(tool) if n in (base.names or ())]
-    assume(present)  # the tool's free strings may all be optional and left out
-    name = ctx.draw(st.sampled_from(present))
+    base, name = free_call(ctx)
     delim = ctx.draw(st.sampled_from(ctx.fmt.family.delimiters))
     pre = ctx.draw(st.sampled_from(["", "Paris", "a"]))
     post = ctx.draw(st.sampled_from(["", " France", "b"]))
@@ -48,11 +44,7 @@ def _delimiter(ctx: Context) -> Writing:
     breaks=("classic", "classic-action-input"),
 )
 def _label_in_arg(ctx: Context) -> Writing:
-    base = ctx.call(lambda t: bool(free_params(t)) and single_arg_ok(ctx.fmt, t))
-    tool = ctx.registry[base.tool]
-    present = [n for n in free_params(tool) if n in (base.names or ())]
-    assume(present)  # the tool's free strings may all be optional and left out
-    name = ctx.draw(st.sampled_from(present))
+    base, name = free_call(ctx)
     label = ctx.draw(st.sampled_from(all_labels(ctx.fmt)))
     sep = ctx.draw(st.sampled_from([" ", "\n"]))
     value = f"what does{sep}{label} mean"
@@ -71,11 +63,7 @@ def _label_in_arg(ctx: Context) -> Writing:
 )
 def _stop_in_arg(ctx: Context) -> Writing:
     assume(ctx.fmt.stop)
-    base = ctx.call(lambda t: bool(free_params(t)) and single_arg_ok(ctx.fmt, t))
-    tool = ctx.registry[base.tool]
-    present = [n for n in free_params(tool) if n in (base.names or ())]
-    assume(present)  # the tool's free strings may all be optional and left out
-    name = ctx.draw(st.sampled_from(present))
+    base, name = free_call(ctx)
     stop = ctx.draw(st.sampled_from(ctx.fmt.stop))
     value = f"what{'' if stop.startswith(chr(10)) else ' '}{stop} means"
     intent = Call.named(base.tool, **(base.kwargs() | {name: value}))

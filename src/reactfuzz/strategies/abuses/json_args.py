@@ -15,9 +15,9 @@ from hypothesis import strategies as st
 
 from ...model import Call
 from ...oracle import Expectation
-from ..catalogue import ANY_REFUSAL, Context, Writing, free_params, register_abuse
+from ..catalogue import ANY_REFUSAL, Context, Writing, register_abuse
 from ..values import validates
-from ._parts import args_object
+from ._parts import args_object, free_call
 
 
 def _blob(ctx: Context, call: Call) -> tuple[str, int, int, dict[str, Any]]:
@@ -86,13 +86,7 @@ def _comment(ctx: Context) -> Writing:
     breaks_none_because="no classic regex design reads JSON arguments",
 )
 def _label_in_string(ctx: Context) -> Writing:
-    base = ctx.call(lambda t: bool(free_params(t)) and len(t.required_names) >= 1,
-                    optional=False)
-    tool = ctx.registry[base.tool]
-    names = [n for n in free_params(tool) if n in (base.names or ())]
-    assume(names)  # the tool's free strings may all be optional and left out
-    assume(names)
-    name = ctx.draw(st.sampled_from(names))
+    base, name = free_call(ctx, lambda t: len(t.required_names) >= 1, optional=False)
     role = ctx.draw(st.sampled_from(
         [r for r in ("answer", "observation", "action", "thought") if
          getattr(ctx.fmt.labels, r)]))

@@ -20,12 +20,12 @@ from ..catalogue import (
     ANY_REFUSAL,
     Context,
     Writing,
-    free_params,
     register_abuse,
     single_arg_ok,
     writes_label,
 )
 from ..values import validates
+from ._parts import free_call
 
 __all__ = ["MAX_RUN", "run_length"]
 
@@ -73,13 +73,7 @@ def _long_thought(ctx: Context) -> Writing:
 )
 def _long_argument(ctx: Context) -> Writing:
     # one free-text argument and nothing else: the run is all the action holds
-    base = ctx.call(lambda t: bool(free_params(t)) and len(t.required_names) == 1,
-                    optional=False)
-    tool = ctx.registry[base.tool]
-    names = [n for n in free_params(tool) if n in (base.names or ())]
-    assume(names)  # the tool's free strings may all be optional and left out
-    assume(names)
-    name = ctx.draw(st.sampled_from(names))
+    base, name = free_call(ctx, lambda t: len(t.required_names) == 1, optional=False)
     n = run_length(ctx)
     gap = ctx.draw(st.sampled_from([" ", "\t", "a "]))
     end = ctx.draw(st.sampled_from(["", "?", "."]))
