@@ -175,30 +175,21 @@ def _field(path: Path | None, key: str, load: Callable[..., T], *args: Any,
 
 def replay_known(paths: Sequence[str | None], targets: list[str], formats: tuple[str, ...],
                  *, time_limit: float, cwd: str | None, emit: EventSink | None,
-                 tools: str = "default") -> KnownReplay:
+                 tools: str = "default") -> Replayed:
     """Replay what a run already knows (its corpus, its baseline) before it searches: the
-    findings of the run's targets and format, each file once even when two paths hold it."""
+    findings of the run's targets and format, each file once even when two paths hold it.
+    Findings of checks not registered here (a plugin's) are counted in ``unregistered``,
+    never an error: the corpus may be shared."""
     # only the run's own targets (named by its caller) and format are loaded: a file naming
     # anything else is never imported
-    return _known(replay_corpus(_distinct(paths), time_limit=time_limit, cwd=cwd, emit=emit,
-                                only_targets=targets, only_formats=formats,
-                                trusted_tools=(tools,), skip_unregistered=True))
-
-
-def _known(replayed: Replayed) -> KnownReplay:
+    replayed = replay_corpus(_distinct(paths), time_limit=time_limit, cwd=cwd, emit=emit,
+                             only_targets=targets, only_formats=formats,
+                             trusted_tools=(tools,), skip_unregistered=True)
     out: dict[str, ReplayResult] = {}
     for r in replayed.results:
         out.setdefault(r.finding.id, r)  # the same finding in the corpus and the baseline
-    return KnownReplay(out.values(), len({p.resolve() for p in replayed.unregistered}))
-
-
-class KnownReplay(list[ReplayResult]):
-    """The replayed findings, and how many stored ones a missing plugin's check kept from
-    replaying (they are counted, never an error: the corpus may be shared)."""
-
-    def __init__(self, results: Any, unregistered: int = 0) -> None:
-        super().__init__(results)
-        self.unregistered = unregistered
+    unregistered = {p.resolve(): p for p in replayed.unregistered}
+    return Replayed(list(out.values()), replayed.skipped, list(unregistered.values()))
 
 
 def _distinct(paths: Sequence[str | None]) -> list[str]:

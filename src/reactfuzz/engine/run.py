@@ -118,11 +118,12 @@ def _replay_first(config: FuzzConfig, plan: Plan, summary: RunSummary,
     """Replay the corpus and the baseline (each file once) before searching."""
     if config.replay_corpus and (config.baseline or (config.corpus
                                                      and Path(config.corpus).is_dir())):
-        results = replay_known([config.corpus, config.baseline], config.targets,
-                               _formats(plan), time_limit=config.time_limit,
-                               cwd=config.cwd, emit=emit, tools=config.tools)
+        known = replay_known([config.corpus, config.baseline], config.targets,
+                             _formats(plan), time_limit=config.time_limit,
+                             cwd=config.cwd, emit=emit, tools=config.tools)
+        results = known.results
         summary.replayed = len(results)
-        summary.replay_skipped = results.unregistered
+        summary.replay_skipped = len(known.unregistered)
         summary.reproduced = sum(r.reproduced for r in results)
         summary.replay_states = {r.finding.id: r.reproduced for r in results}
 
