@@ -86,6 +86,7 @@ APPLIES = {
     "json.nested": JSON_FORMATS,
     "json.comment": JSON_FORMATS,
     "json.label-in-string": JSON_FORMATS,
+    "content.lenient-json": JSON_FORMATS,
     # a tag format's answer is unmarked text: answer + action is a thought and an action
     "order.answer-and-action": set(BUILTIN_FORMATS) - TAG_FORMATS - {"json-bare"},
     # a brace needs a format whose arguments open with one (action-input: a bare line)

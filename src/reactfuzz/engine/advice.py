@@ -106,6 +106,12 @@ BRACE_PROSE: Final = ("Find the action by its label or fence and decode only tha
                       " a brace or bracket in the surrounding prose is text.")
 PARTIAL_STOP: Final = ("Refuse an action whose value ends in the first letters of the stop"
                        " word (`Observ`), or cut them off, instead of running it with them.")
+IN_PLACE: Final = ("Read each part where the format puts it: the tool name from the action"
+                   " line alone, the arguments as one JSON field (a string ends at its"
+                   " closing quote, whatever it holds) and the answer to its end.")
+LENIENT: Final = ("Decode with a strict `json.loads` first; a JSON5 or repair fallback must"
+                  " give the same strings (`\\ud83c\\udf89` is one emoji, never two lone"
+                  " surrogates) or refuse.")
 
 # ---------------------------------------------------------------------------- operators
 
@@ -233,6 +239,8 @@ OPERATOR_ADVICE: Final[dict[str, _Fix]] = {
         " inside a JSON string stay inside the string.", JSON_FIELD),
     "order.answer-and-action": _Fix(ONE_STEP, ONE_STEP),
     "content.real-text": _Fix(WHOLE_TEXT, WHOLE_TEXT),
+    "content.mixed-text": _Fix(IN_PLACE, IN_PLACE),
+    "content.lenient-json": _Fix(LENIENT, STRICT_JSON),
     "prose.lone-brace": _Fix(BRACE_PROSE, BRACE_PROSE, {
         f: JSON_FIELD for f in _JSON_FAMILIES}),
     "prose.plain-answer": _Fix(ANSWER_TEXT, ANSWER_TEXT),

@@ -7,20 +7,34 @@ writes any text (a JSON family with its escapes, ``\\"`` and ``\\\\``, and now a
 with ``\\u`` escapes for what is not ASCII); a parser that rewrites the text before
 reading it (every ``'`` made a ``"`` to "fix" single-quoted JSON, an encoding guessed)
 loses the call while the text is valid.
+
+Real text also mixes: a user asks about ``O'Hare [terminal 2]``, quotes a ``</function>``
+tag or an ``Action:`` label, and the model writes the arguments compact, with ``\\u``
+escapes, over several lines, or in a syntax lenient decoders accept (single quotes, a
+trailing comma, bare keys). Many decoders misread only one *combination* of piece and
+writing (an escaped emoji behind a trailing comma, a label at the end of a line of a
+pretty-printed object), so ``content.mixed-text`` and ``content.lenient-json`` draw
+several pieces and a way of writing them: a larger space, where a larger budget meets
+combinations a small one does not.
 """
 
 from __future__ import annotations
 
 import json
+from functools import lru_cache
+from typing import Any
 
 from hypothesis import assume
 from hypothesis import strategies as st
 
-from ...model import Call
-from ...render import representable
+from ...formats import Format
+from ...model import Call, FinalAnswer, Intent
+from ...oracle import Expectation
+from ...render import render, representable
 from ..catalogue import Context, Writing, register_abuse
-from ..values import real_text, validates
-from ._parts import free_call, render_with
+from ..text import all_labels
+from ..values import REAL_TEXT, real_text, validates
+from ._parts import args_object, free_call, render_with
 
 
 @register_abuse(
@@ -47,3 +61,111 @@ def _real_text(ctx: Context) -> Writing:
     else:
         text = render_with(ctx, base, name, family.written_value(value))
     return Writing(intent, text)
+
+
+_PROBE = Call.named("probe", query="zqxprobeqxz")
+
+
+@lru_cache(maxsize=64)
+def special_pieces(fmt: Format) -> tuple[str, ...]:
+    """The format's special strings as a value may hold them on one line: its labels, its
+    delimiters, the call tag it closes with, brackets and a fence; never a stop sequence
+    (the provider cuts there: ``injected.stop-in-argument``) nor a line break
+    (``injected.unicode-line-break``)."""
+    probe = render(_PROBE, fmt)
+    tags = [f"</{fmt.tag}>", f"<{fmt.tag}>"] if f"</{fmt.tag}>" in probe else []
+    # whole lines the writer puts around a call or an answer: headers, tags, fences
+    lines = [line.strip() for text in (probe, render(FinalAnswer("zqxprobeqxz"), fmt))
+             for line in text.split("\n") if "probe" not in line and len(line) <= 40]
+    pieces = [*all_labels(fmt), *tags, *lines, *fmt.family.delimiters,
+              "{", "}", "[", "]", "```"]
+    return tuple(dict.fromkeys(
+        p for p in pieces
+        if p.strip() and "\n" not in p and not any(s in p or p in s for s in fmt.stop if s)))
+
+
+def mixed_text(fmt: Format) -> st.SearchStrategy[str]:
+    """Two to four pieces of :data:`REAL_TEXT` and of the format's special strings, joined
+    by spaces (shrinks to ``it's it's``)."""
+    piece = st.one_of(st.sampled_from(REAL_TEXT), st.sampled_from(special_pieces(fmt)))
+    return st.lists(piece, min_size=2, max_size=4).map(" ".join)
+
+
+def _written_object(obj: dict[str, Any], how: str, ascii_only: bool) -> str:
+    """The arguments object written ``how``: valid JSON (``compact``, ``indented``) or a
+    syntax lenient decoders accept (``trailing-comma``, ``bare-keys``, ``single-quotes``,
+    ``python``)."""
+    def value(v: Any) -> str:
+        return json.dumps(v, ensure_ascii=ascii_only)
+
+    if how == "indented":
+        return json.dumps(obj, indent=2, ensure_ascii=ascii_only)
+    if how == "trailing-comma":
+        return value(obj)[:-1] + ",}"
+    if how == "bare-keys":
+        return "{" + ", ".join(f"{k}: {value(v)}" for k, v in obj.items()) + "}"
+    if how == "single-quotes":  # JSON5 strings: ' delimits, an inner ' is escaped
+        def single(v: Any) -> str:
+            if not isinstance(v, str):
+                return value(v)
+            return "'" + value(v)[1:-1].replace('\\"', '"').replace("'", "\\'") + "'"
+        return "{" + ", ".join(f"{single(k)}: {single(v)}" for k, v in obj.items()) + "}"
+    if how == "python":
+        return repr(obj)
+    return value(obj)
+
+
+@register_abuse(
+    "content.mixed-text", family="content",
+    description="a free-text argument, or a final answer, mixing real text with the "
+    "format's own strings on one line (`O'Hare ] </function> 🎉`, `Actions: [ it's`), "
+    "written as the format writes it: compact, with `\\u` escapes, or over several lines",
+    why="a reader that finds a label or a closing tag anywhere, or one line of a "
+    "pretty-printed object, misreads only some combinations of piece and layout",
+    expects="the intended call, or the intended answer, exactly",
+    breaks=("classic", "classic-action-input", "classic-unanchored"),
+)
+def _mixed_text(ctx: Context) -> Writing:
+    value = ctx.draw(mixed_text(ctx.fmt))
+    family = ctx.fmt.family
+    answers = ctx.fmt.labels.answer is not None or bool(ctx.fmt.finish_action)
+    if answers and ctx.draw(st.booleans()):
+        answer: Intent = FinalAnswer(value)
+        assume(representable(answer, ctx.fmt))
+        return Writing(answer, ctx.render(answer))
+    base, name = free_call(ctx)
+    intent = Call.named(base.tool, **(base.kwargs() | {name: value}))
+    assume(validates(ctx.registry, intent))
+    assume(representable(intent, ctx.fmt))
+    if not family.json_arguments:
+        return Writing(intent, render_with(ctx, base, name, family.written_value(value)))
+    how = ctx.draw(st.sampled_from(["compact", "indented"]))
+    ascii_only = ctx.draw(st.booleans())
+    text = ctx.render(intent)
+    start, end, obj = args_object(text, intent)
+    return Writing(intent, text[:start] + _written_object(obj, how, ascii_only) + text[end:])
+
+
+@register_abuse(
+    "content.lenient-json", family="content",
+    description="JSON arguments holding real text, in a syntax lenient decoders read and "
+    "JSON does not: single quotes, a trailing comma, bare keys, a Python dict; with or "
+    "without `\\u` escapes",
+    why="a JSON5 or repair decoder reads the syntax, then decodes the text wrong: an "
+    "escaped emoji as two lone surrogates, a quote as the end of the string",
+    expects="the intended call, or refused (unparseable / malformed-arg)",
+    applies=lambda f: f.family.json_arguments,
+    breaks_none_because="no classic regex design reads JSON arguments",
+)
+def _lenient_json(ctx: Context) -> Writing:
+    value = ctx.draw(st.one_of(real_text(), mixed_text(ctx.fmt)))
+    base, name = free_call(ctx)
+    intent = Call.named(base.tool, **(base.kwargs() | {name: value}))
+    assume(validates(ctx.registry, intent))
+    assume(representable(intent, ctx.fmt))
+    how = ctx.draw(st.sampled_from(["trailing-comma", "bare-keys", "single-quotes", "python"]))
+    ascii_only = ctx.draw(st.booleans())
+    text = ctx.render(intent)
+    start, end, obj = args_object(text, intent)
+    return Writing(intent, text[:start] + _written_object(obj, how, ascii_only) + text[end:],
+                   Expectation(frozenset({"unparseable", "malformed-arg"})))
