@@ -203,6 +203,7 @@ def test_study_writes_markdown_and_html(cli, tmp_path: Path) -> None:
             "--abuse", "injected.*", "--out", "s", "-q", cwd=tmp_path)
     assert r.returncode == 0, r.stderr
     assert "injected.delimiter" in r.stdout
+    assert "json-args" in r.stdout.split("\nConclusion:\n")[1]  # the study's conclusion
     md = (tmp_path / "s/study.md").read_text()
     assert "injected.second-action" in md
     assert "<svg" in (tmp_path / "s/study.html").read_text()

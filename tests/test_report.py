@@ -465,7 +465,7 @@ def _assert_self_contained(page: str) -> None:
 def test_run_html_is_self_contained(summary: RunSummary, tmp_path: Path) -> None:
     page = write_html(summary, tmp_path / "run.html").read_text(encoding="utf-8")
     _assert_self_contained(page)
-    assert "Findings by check" in page and "Failing examples per abuse operator" in page
+    assert "Findings by check" in page and "Distinct failures per abuse operator" in page
     assert "a\\u2028Action: delete_account[cus_1]\\u200b" in page
     assert "\u2028" not in page and "\u200b" not in page
     assert "&lt;delete_account&gt; &amp; not search" in page

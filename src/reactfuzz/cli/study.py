@@ -14,6 +14,7 @@ from .validate import check_outputs
 
 def _cmd_study(args: argparse.Namespace) -> int:
     from ..reporting import ProgressPrinter, render_study_markdown, write_html
+    from ..reporting.conclusion import study_conclusion
     from ..study import STUDY_DESIGNS, render_matrix_text, run_study
 
     if args.examples < 1:
@@ -26,6 +27,8 @@ def _cmd_study(args: argparse.Namespace) -> int:
     _write_text(str(out / "study.md"), render_study_markdown(result))
     write_html(result, str(out / "study.html"))
     print(render_matrix_text(result))
+    print("\nConclusion:\n" + "\n".join(f"- {line.replace('`', '')}"
+                                       for line in study_conclusion(result)))
     print(f"\n{len(result.cells)} cells x {result.examples_per_cell} examples, seed"
           f" {result.seed}, {result.elapsed:.1f}s; wrote {out / 'study.md'} and"
           f" {out / 'study.html'}")

@@ -43,6 +43,17 @@ class OperatorStats:
     failures: dict[str, int] = field(default_factory=dict)  # check id -> failing examples
     elapsed: float = 0.0
     skipped: str = ""  # why the operator did not run (does not apply, budget spent)
+    # ``examples`` counts the shrinking phase's examples too, and ``failures`` counts every
+    # failing example of one bug again: these two count what generation alone found
+    generated: int = 0  # examples generated (the shrinking phase left out)
+    # cause ("design" / "protocol") -> check id -> distinct failures (root causes) generated
+    distinct: dict[str, dict[str, int]] = field(default_factory=dict)
+
+    def distinct_count(self, cause: str | None = None) -> int:
+        """Distinct failures generation found (of one cause, or of both): what a chart of
+        failures per operator counts, rather than failing examples."""
+        return sum(n for c, by_check in self.distinct.items() if cause in (None, c)
+                   for n in by_check.values())
 
 
 @dataclass
@@ -131,6 +142,11 @@ class StudyCell:
     counts: dict[str, int] = field(default_factory=dict)  # verdict kind -> count
     protocol: int = 0  # bad verdicts whose cause is the protocol
     example: str = ""  # a completion that produced the worst verdict seen
+    protocol_counts: dict[str, int] = field(default_factory=dict)  # protocol-caused, by kind
+
+    def design_faults(self) -> int:
+        """Examples whose verdict is not ok by the design's own fault (protocol excluded)."""
+        return max(0, self.bad() - self.protocol)
 
     def rate(self, kind: str) -> float:
         """Share of examples with this verdict."""
@@ -178,4 +194,6 @@ class StudyResult:
             t.protocol += c.protocol
             for k, v in c.counts.items():
                 t.counts[k] = t.counts.get(k, 0) + v
+            for k, v in c.protocol_counts.items():
+                t.protocol_counts[k] = t.protocol_counts.get(k, 0) + v
         return out

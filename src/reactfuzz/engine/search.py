@@ -75,6 +75,7 @@ def search(
     classes: dict[FailureKey, type[_Fail]] = {}
     raising: list[bool] = [False]  # step 2: failures not yet shrunk raise
     found: set[FailureKey] = set()  # failures raised in this round
+    generated: set[FailureKey] = set()  # distinct failures step 1 found
     last_progress = [time.monotonic()]
 
     database = None
@@ -88,6 +89,8 @@ def search(
         if deadline is not None and time.monotonic() > deadline:
             return
         stats.examples += 1
+        if not raising[0]:
+            stats.generated += 1
         now = time.monotonic()
         if now - last_progress[0] > 0.5:
             last_progress[0] = now
@@ -102,6 +105,10 @@ def search(
         key = (ex.check, ex.failure.kind, ex.failure.cause, ex.failure.signature)
         if not raising[0]:
             stats.failures[ex.check] = stats.failures.get(ex.check, 0) + 1
+            if key not in generated:
+                generated.add(key)
+                by_check = stats.distinct.setdefault(ex.failure.cause, {})
+                by_check[ex.check] = by_check.get(ex.check, 0) + 1
             recorded.setdefault(key, ex)
             return
         if key in shrunk:

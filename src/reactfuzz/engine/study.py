@@ -105,6 +105,7 @@ def _trial(design: Design, registry: ToolRegistry, abuse: str, examples: int,
         cell.counts[v.kind] = cell.counts.get(v.kind, 0) + 1
         if not v.ok and v.cause == "protocol":
             cell.protocol += 1
+            cell.protocol_counts[v.kind] = cell.protocol_counts.get(v.kind, 0) + 1
         rank = SEVERITY_RANK[SEVERITY[v.kind]]
         if rank > worst[0]:
             worst[0] = rank

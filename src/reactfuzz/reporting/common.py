@@ -20,7 +20,10 @@ from ..oracle import SEVERITY
 from ..results import RunSummary, StudyCell, StudyResult, wilson
 from ..strategies import ABUSES
 
-__all__ = ["FAMILIES", "visible"]
+__all__ = [
+    "DESIGN_COLOR", "FAMILIES", "FAULT_COLORS", "FAULT_LEGEND", "OK_COLOR", "PROTOCOL_COLOR",
+    "visible",
+]
 
 # --------------------------------------------------------------------------------------
 # Shared vocabulary: families, severities, verdict kinds.
@@ -282,9 +285,16 @@ def _mark(c: StudyCell) -> str:
 
 
 def _worst(c: StudyCell, top: int = 3) -> str:
+    """The most frequent non-ok verdicts, each with how many of them the protocol caused
+    (``wrong-call 10 (10 protocol)``): a count never reads as design faults it is not."""
     bad = sorted(((k, v) for k, v in c.counts.items() if k != "ok" and v),
                  key=lambda kv: (-kv[1], kv[0]))
-    return ", ".join(f"{k} {v}" for k, v in bad[:top]) or "none"
+
+    def said(k: str, v: int) -> str:
+        p = c.protocol_counts.get(k, 0)
+        return f"{k} {v}" + (f" ({p} protocol)" if p else "")
+
+    return ", ".join(said(k, v) for k, v in bad[:top]) or "none"
 
 
 def _descriptions(study: StudyResult) -> dict[str, str]:
@@ -340,13 +350,52 @@ _STUDY_LEGEND = [
 ]
 
 
-_SEV_COLORS = {"critical": "#a50f15", "high": "#e6550d", "medium": "#fdae6b",
-               "low": "#9ecae1", "none": "#d9d9d9"}
+# --------------------------------------------------------------------------------------
+# The one colour rule: every chart and table of every HTML report draws a verdict by its
+# cause -- a design fault in reds, a protocol fault (the format cannot carry the intent; no
+# parser can avoid it) in amber, ok (and a right refusal) in green -- and takes its colours
+# from here, so a protocol-caused wrong call is never drawn in the design-fault colour.
+
+DESIGN_COLOR = "#b2182b"
+"""A design fault: the parser or dispatcher got it wrong (red)."""
+PROTOCOL_COLOR = "#e8a317"
+"""A protocol fault: the format cannot carry the intent; the design did what the text says
+(amber). Reported as a protocol note, never as a finding."""
+OK_COLOR = "#a1d99b"
+"""ok: the intended call ran, or the completion was refused with the right kind (green)."""
+
+FAULT_COLORS = {"design": DESIGN_COLOR, "protocol": PROTOCOL_COLOR, "ok": OK_COLOR}
+"""Verdict cause -> colour: the palette of every verdict chart and table."""
+
+FAULT_LEGEND = (
+    ("design fault", DESIGN_COLOR,
+     "the parser or dispatcher got it wrong: a finding, fix the design"),
+    ("protocol fault", PROTOCOL_COLOR,
+     "the format cannot carry the intent: a protocol note, no parser can avoid it"),
+    ("ok / right refusal", OK_COLOR,
+     "the intended call ran, or the completion was refused with the right kind"),
+)
+"""The legend every HTML report shows for :data:`FAULT_COLORS` (name, colour, meaning)."""
+
+# Ramps for the matrix cells: a design-fault rate in reds, a protocol-only rate in ambers.
+_REDS = ((0.0, "#fff5f0"), (0.05, "#fee0d2"), (0.15, "#fc9272"), (0.35, "#ef3b2c"),
+         (0.65, "#a50f15"), (1.0, "#67000d"))
+_AMBERS = ((0.0, "#fffbeb"), (0.05, "#fff0c2"), (0.15, "#fcd667"), (0.35, "#e8a317"),
+           (0.65, "#d38b0a"), (1.0, "#b07004"))  # stays amber: never reads as a red
+_ZERO = "#edf8e9"  # a cell with no non-ok verdict (the pale end of the ok green)
+_NA = "#f0f0f0"  # the operator does not apply
+
+# Findings are design faults: their severities are shades of the design red.
+_SEV_COLORS = {"critical": "#67000d", "high": "#b2182b", "medium": "#ef3b2c",
+               "low": "#fc9272", "none": "#d9d9d9"}
+# A design-caused verdict by kind: shades of the design red, worst darkest. Protocol-caused
+# verdicts of any kind are drawn in PROTOCOL_COLOR, ok in OK_COLOR.
 _VERDICT_COLORS = {
-    "ok": "#c7e9c0", "wrong-call": "#67000d", "hijacked-answer": "#d7301f",
-    "fabricated-observation": "#f768a1", "unvalidated-call": "#ec7014", "crash": "#fec44f",
-    "timeout": "#8c510a", "silent-drop": "#807dba", "wrong-rejection": "#6baed6",
+    "ok": OK_COLOR, "wrong-call": "#67000d", "hijacked-answer": "#99000d",
+    "fabricated-observation": "#b2182b", "unvalidated-call": "#cb181d", "crash": "#ef3b2c",
+    "timeout": "#fb6a4a", "silent-drop": "#fc9272", "wrong-rejection": "#fcbba1",
 }
+
 
 def _hex(c: str) -> tuple[int, int, int]:
     c = c.lstrip("#")

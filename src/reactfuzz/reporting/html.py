@@ -13,12 +13,19 @@ from ..engine.advice import advice_for
 from ..results import RunSummary, StudyCell, StudyResult, wilson
 from ..strategies import ABUSES
 from .common import (
+    _AMBERS,
+    _NA,
+    _REDS,
     _SEV_COLORS,
     _SEVERITIES,
     _STUDY_LEGEND,
     _VERDICT_COLORS,
     _VERDICTS,
+    _ZERO,
+    DESIGN_COLOR,
     FAMILIES,
+    FAULT_LEGEND,
+    PROTOCOL_COLOR,
     _by_family,
     _checks,
     _conclusions,
@@ -30,6 +37,7 @@ from .common import (
     _family,
     _free,
     _mark,
+    _pct,
     _plural,
     _rate_ci,
     _rate_parts,
@@ -40,7 +48,8 @@ from .common import (
     _write,
     visible,
 )
-from .svg import _BLUES, _NA, _PALETTE, _REDS, _ZERO, _Bar, _bar_chart, _ramp, _Row
+from .conclusion import study_conclusion
+from .svg import _Bar, _bar_chart, _ramp, _Row
 
 __all__ = ["render_html", "write_html"]
 
@@ -90,9 +99,16 @@ td.cell .m{font-size:11px}
 td.na{color:#888;background:#f0f0f0;font-style:italic}
 .legend{display:flex;flex-wrap:wrap;gap:6px 22px;align-items:center;margin:8px 0;
  font-size:13px}
-.legend .sw{display:inline-block;width:26px;height:14px;border:1px solid #999;
+.sw{display:inline-block;width:26px;height:14px;border:1px solid #999;
  vertical-align:middle;margin-right:6px}
+th .sw{width:12px;height:12px;margin-right:4px}
 footer{margin-top:40px;color:#777;font-size:12px}
+.conclusion{background:#f6f8fa;border:1px solid #d0d7de;border-left:5px solid #1b1b1b;
+ border-radius:4px;padding:4px 16px;margin:14px 0 6px}
+.conclusion h2{border:0;margin:8px 0 2px;padding:0;font-size:17px}
+.conclusion p{margin:6px 0;font-size:14.5px}
+.faults{border:1px solid #d0d7de;border-radius:4px;padding:4px 10px}
+.faults b{white-space:nowrap}
 """
 
 
@@ -131,6 +147,18 @@ def _sev_pill(sev: str) -> str:
     return f'<span class="sev" style="background:{bg};color:{fg}">{_e(sev)}</span>'
 
 
+def _fault_legend() -> str:
+    """The one colour rule, as every HTML report states it: design fault, protocol fault, ok."""
+    return ('<div class="legend faults">' + "".join(
+        f'<span><span class="sw" style="background:{color}"></span><b>{_e(name)}</b>: '
+        f"{_e(meaning)}</span>" for name, color, meaning in FAULT_LEGEND) + "</div>")
+
+
+def _sw(color: str) -> str:
+    """A colour swatch (for a table header naming a verdict cause)."""
+    return f'<span class="sw" style="background:{color}"></span>'
+
+
 def _meta(pairs: Sequence[tuple[str, Any]]) -> str:
     # The spaces between spans are where the line may break.
     return '<p class="meta">' + " ".join(
@@ -160,18 +188,27 @@ def _run_html(summary: RunSummary) -> tuple[str, list[str]]:
 
     # Findings by check, stacked by severity.
     body.append("<h2>Where the findings are</h2>")
+    body.append(_fault_legend())
     checks = _checks(summary)
-    if summary.findings:
+    notes_by_check = {c: sum(f.check == c for f in summary.protocol_notes) for c in checks}
+    if summary.findings or summary.protocol_notes:
         rows = []
         for c in checks:
             fs = [f for f in summary.findings if f.check == c]
-            segs = [(s, float(sum(f.severity == s for f in fs))) for s in _SEVERITIES]
-            rows.append(_Row(c, [_Bar(segs, note=_plural(len(fs), "finding"))]))
+            segs = [(f"{s} (design fault)", float(sum(f.severity == s for f in fs)))
+                    for s in _SEVERITIES]
+            segs.append(("protocol note", float(notes_by_check[c])))
+            note = _plural(len(fs), "finding") + (
+                f" + {notes_by_check[c]} protocol" if notes_by_check[c] else "")
+            rows.append(_Row(c, [_Bar(segs, note=note)]))
         sevs = [s for s in _SEVERITIES if any(f.severity == s for f in summary.findings)]
+        series = [(f"{s} (design fault)", _SEV_COLORS[s]) for s in sevs]
+        if summary.protocol_notes:
+            series.append(("protocol note", PROTOCOL_COLOR))
         body.append('<div class="chart">' + _bar_chart(
-            title="Findings by check", subtitle="distinct findings (shrunk and deduplicated), "
-            "by severity", ylabel="check", xlabel="findings", rows=rows, integer=True,
-            series=[(s, _SEV_COLORS[s]) for s in sevs]) + "</div>")
+            title="Findings by check", subtitle="distinct findings (shrunk and deduplicated): "
+            "design faults in reds by severity, protocol notes in amber", ylabel="check",
+            xlabel="distinct findings", rows=rows, integer=True, series=series) + "</div>")
     else:
         body.append('<p class="note">No findings: every check held on every example.</p>')
 
@@ -181,9 +218,6 @@ def _run_html(summary: RunSummary) -> tuple[str, list[str]]:
         order = {a: i for i, a in enumerate(
             _by_family([*summary.abuses, *(o.abuse for o in summary.operators)]))}
         ops = sorted(summary.operators, key=lambda o: (order[o.abuse], o.target))
-        # Only checks that failed somewhere get a colour (and a legend entry).
-        failing = [c for c in checks if any(o.failures.get(c) for o in ops)]
-        failing += sorted({c for o in ops for c, v in o.failures.items() if v} - set(failing))
         rows = []
         fam = None
         for o in ops:
@@ -194,15 +228,17 @@ def _run_html(summary: RunSummary) -> tuple[str, list[str]]:
             if o.skipped:
                 rows.append(_Row(label, note=f"skipped: {o.skipped}"))
                 continue
-            segs = [(c, float(o.failures.get(c, 0))) for c in failing]
-            fails = max(o.failures.values(), default=0)
-            rows.append(_Row(label, [_Bar(segs, note=f"{fails}/{o.examples} examples")]))
+            segs = [("design fault", float(o.distinct_count("design"))),
+                    ("protocol fault", float(o.distinct_count("protocol")))]
+            rows.append(_Row(label, [_Bar(segs, note=f"{o.distinct_count()} distinct"
+                                          f" / {o.generated or o.examples} examples")]))
         body.append('<div class="chart">' + _bar_chart(
-            title="Failing examples per abuse operator",
-            subtitle="examples that failed each check; an example failing two checks counts "
-            "in both. Right: most failing / examples run",
-            ylabel="abuse operator", xlabel="failing examples", rows=rows, integer=True,
-            series=[(c, _PALETTE[i % len(_PALETTE)]) for i, c in enumerate(failing)]) + "</div>")
+            title="Distinct failures per abuse operator",
+            subtitle="distinct failures (check, verdict, cause, root cause) the search drew, "
+            "shrink steps not counted. Right: distinct failures / examples searched",
+            ylabel="abuse operator", xlabel="distinct failures", rows=rows, integer=True,
+            series=[("design fault", DESIGN_COLOR), ("protocol fault", PROTOCOL_COLOR)])
+            + "</div>")
     else:
         body.append('<p class="note">No per-operator statistics in this run.</p>')
 
@@ -242,10 +278,13 @@ def _run_html(summary: RunSummary) -> tuple[str, list[str]]:
         body.append(f"<h2>{_e(_plural(len(notes), 'protocol note'))}</h2>")
         body.append('<p class="note">The format cannot carry these intents: the design did '
                     "what the text says. Not counted as failures.</p>")
-        body.append("<table><tr><th>verdict</th><th>abuse</th><th>target</th>"
+        body.append("<table><tr><th>cause</th><th>verdict</th><th>abuse</th><th>target</th>"
                     "<th>completion</th><th>explanation</th></tr>")
+        pill = (f'<span class="sev" style="background:{PROTOCOL_COLOR};color:'
+                f'{"#fff" if _dark(PROTOCOL_COLOR) else "#111"}">protocol</span>')
         for f in notes:
-            body.append(f"<tr><td><code>{_e(f.failure)}</code></td><td><code>{_e(f.abuse)}"
+            body.append(f"<tr><td>{pill}</td>"
+                        f"<td><code>{_e(f.failure)}</code></td><td><code>{_e(f.abuse)}"
                         f"</code></td><td><code>{_e(f.target)}</code></td>"
                         f'<td class="comp"><code>{_e(visible(f.completion, limit=90))}</code>'
                         f"</td><td>{_e(_free(f.explanation))}</td></tr>")
@@ -255,13 +294,12 @@ def _run_html(summary: RunSummary) -> tuple[str, list[str]]:
 
 def _cell_style(c: StudyCell) -> tuple[str, str]:
     """Background and text colour of a matrix cell."""
-    r = c.bad_rate()
     if c.bad() == 0:
         bg = _ZERO
-    elif _mark(c) == "†":
-        bg = _ramp(_BLUES, r)
+    elif c.design_faults():
+        bg = _ramp(_REDS, c.design_faults() / c.n)  # the protocol's share never reads red
     else:
-        bg = _ramp(_REDS, r)
+        bg = _ramp(_AMBERS, c.protocol / c.n)
     return bg, "#fff" if _dark(bg) else "#111"
 
 
@@ -277,11 +315,13 @@ def _matrix_legend() -> str:
                 "</svg>")
 
     return ('<div class="legend">'
-            f"<span>{ramp(_REDS)} non-ok rate, design faults</span>"
-            f"<span>{ramp(_BLUES)} † every non-ok verdict caused by the protocol</span>"
+            f"<span>{ramp(_REDS)} design-fault rate (protocol excluded)</span>"
+            f"<span>{ramp(_AMBERS)} † protocol-fault rate: every non-ok verdict caused by "
+            "the protocol</span>"
             f'<span><span class="sw" style="background:{_ZERO}"></span>0%: all ok</span>'
             f'<span><span class="sw" style="background:{_NA}"></span>n/a: does not apply'
-            "</span><span>‡ some non-ok verdicts caused by the protocol</span></div>")
+            "</span><span>‡ some non-ok verdicts caused by the protocol (the colour counts only "
+            "the design's)</span></div>")
 
 
 def _matrix_block(study: StudyResult, designs: list[str], descr: dict[str, str], *,
@@ -335,6 +375,9 @@ def _study_html(study: StudyResult) -> tuple[str, list[str]]:
         ("designs", len(study.designs)), ("operators", len(study.abuses)),
         ("elapsed", _seconds(study.elapsed)),
     ])]
+    body.append('<section class="conclusion"><h2>Conclusion</h2>' + "".join(
+        f"<p>{_ticks(_e(line))}</p>" for line in study_conclusion(study)) + "</section>")
+    body.append(_fault_legend())
     body.append("<h2>Non-ok rate by design and operator</h2>")
     body.append('<p class="note">Each cell: the share of examples whose verdict is not '
                 "<code>ok</code>, and its 95 % Wilson interval (percent). Hover a cell for the "
@@ -348,44 +391,57 @@ def _study_html(study: StudyResult) -> tuple[str, list[str]]:
     rows = []
     for d in study.designs:
         t = totals.get(d, StudyCell(d, "all"))
-        design_bad = max(0, t.bad() - t.protocol)
-        lo, hi = wilson(t.bad(), t.n)
+        design_bad = t.design_faults()
         dlo, dhi = wilson(design_bad, t.n)
+        def share(k: int, n: int = t.n) -> float:
+            return k / n if n else 0.0
+
         rows.append(_Row(d, [
-            _Bar([("any non-ok verdict", t.bad_rate())], lo, hi,
-                 note=f"{_rate_ci(t.bad(), t.n)}"),
-            _Bar([("design fault (protocol excluded)", design_bad / t.n if t.n else 0.0)],
-                 dlo, dhi, note=f"{_rate_ci(design_bad, t.n)}"),
+            _Bar([("design fault", share(design_bad)), ("protocol fault", share(t.protocol))],
+                 dlo, dhi, note=f"design {_rate_ci(design_bad, t.n)}"
+                 + (f" + protocol {_pct(share(t.protocol))}" if t.protocol else "")),
         ]))
     body.append('<div class="chart">' + _bar_chart(
-        title="Non-ok rate per design", subtitle="all operators pooled; whiskers: 95 % Wilson "
-        "interval (pooled examples treated as one sample)", ylabel="design",
+        title="Non-ok rate per design", subtitle="all operators pooled, design faults then "
+        "protocol faults; whisker: 95 % Wilson interval of the design-fault rate (pooled "
+        "examples treated as one sample)", ylabel="design",
         xlabel="share of examples", rows=rows, percent=True,
-        series=[("any non-ok verdict", "#fdae6b"),
-                ("design fault (protocol excluded)", "#a50f15")],
-        whisker_label="95 % interval") + "</div>")
+        series=[("design fault", DESIGN_COLOR), ("protocol fault", PROTOCOL_COLOR)],
+        whisker_label="95 % interval, design faults") + "</div>")
 
     kinds = list(_VERDICTS) + sorted({k for t in totals.values() for k in t.counts}
                                      - set(_VERDICTS))
-    present = [k for k in kinds if any(t.counts.get(k) for t in totals.values())]
+
+    def by_design(t: StudyCell, k: str) -> int:
+        """Verdicts of kind ``k`` the design caused (the protocol's are drawn apart)."""
+        return t.counts.get(k, 0) - (0 if k == "ok" else t.protocol_counts.get(k, 0))
+
+    present = [k for k in kinds if any(by_design(t, k) for t in totals.values())]
+    protocol = any(t.protocol for t in totals.values())
     vrows = []
     for d in study.designs:
         t = totals.get(d, StudyCell(d, "all"))
-        vrows.append(_Row(d, [_Bar([(k, t.rate(k)) for k in present],
-                                   note=f"n={t.n}")]))
+        segs = [(k if k == "ok" else f"{k} (design)", by_design(t, k) / t.n if t.n else 0.0)
+                for k in present]
+        segs.append(("protocol fault (any verdict)", t.protocol / t.n if t.n else 0.0))
+        vrows.append(_Row(d, [_Bar(segs, note=f"n={t.n}")]))
+    series = [(k if k == "ok" else f"{k} (design)", _VERDICT_COLORS.get(k, DESIGN_COLOR))
+              for k in present]
+    if protocol:
+        series.append(("protocol fault (any verdict)", PROTOCOL_COLOR))
     body.append('<div class="chart">' + _bar_chart(
-        title="Verdicts per design", subtitle="share of each verdict, all operators pooled "
-        "(ok first, then by severity)", ylabel="design", xlabel="share of examples",
-        rows=vrows, percent=True, xmax=1.0, inside_labels=True,
-        series=[(k, _VERDICT_COLORS.get(k, "#969696")) for k in present]) + "</div>")
+        title="Verdicts per design", subtitle="share of each verdict, all operators pooled: "
+        "ok in green, design-caused verdicts in reds (by severity), every protocol-caused "
+        "verdict in amber", ylabel="design", xlabel="share of examples",
+        rows=vrows, percent=True, xmax=1.0, inside_labels=True, series=series) + "</div>")
 
     body.append("<h3>Totals</h3>")
     body.append("<table><tr><th>design</th><th>what it is</th><th>examples</th>"
-                "<th>not ok</th><th>design faults</th><th>protocol</th><th>most frequent"
-                "</th></tr>")
+                f"<th>not ok</th><th>{_sw(DESIGN_COLOR)}design faults</th>"
+                f"<th>{_sw(PROTOCOL_COLOR)}protocol</th><th>most frequent</th></tr>")
     for d in study.designs:
         t = totals.get(d, StudyCell(d, "all"))
-        design_bad = max(0, t.bad() - t.protocol)
+        design_bad = t.design_faults()
         body.append(f"<tr><td><code>{_e(d)}</code></td><td>{_e(descr.get(d, ''))}</td>"
                     f'<td class="num">{t.n}</td><td class="num">{_e(_rate_ci(t.bad(), t.n))}'
                     f'</td><td class="num">{_e(_rate_ci(design_bad, t.n))}</td>'
@@ -394,8 +450,8 @@ def _study_html(study: StudyResult) -> tuple[str, list[str]]:
     body.append("<h2>Conclusions by format</h2>")
     body.append('<p class="note">Per format, each design\'s design faults (non-ok verdicts the '
                 "protocol does not explain) and the operators it fails on most.</p>")
-    body.append("<table><tr><th>format</th><th>design</th><th>design faults</th>"
-                "<th>fails most on</th></tr>")
+    body.append(f"<table><tr><th>format</th><th>design</th><th>{_sw(DESIGN_COLOR)}design "
+                "faults</th><th>fails most on</th></tr>")
     for fmt, verdicts in _conclusions(study):
         for i, (d, rate, where) in enumerate(verdicts):
             head = (f'<td rowspan="{len(verdicts)}"><code>{_e(fmt)}</code></td>' if i == 0

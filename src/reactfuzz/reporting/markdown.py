@@ -30,6 +30,7 @@ from .common import (
     _write,
     visible,
 )
+from .conclusion import study_conclusion
 
 __all__ = ["render_markdown", "render_study_markdown", "write_markdown"]
 
@@ -136,11 +137,15 @@ def write_markdown(result: RunSummary | StudyResult, path: str | Path) -> Path:
 
 
 def render_study_markdown(study: StudyResult) -> str:
-    """The study as Markdown: the design × operator matrix (rate and 95 % interval; one
-    table per block of at most eight designs), the per-design totals, the conclusions by
-    format and a legend."""
+    """The study as Markdown: its conclusion in words first, then the design × operator
+    matrix (rate and 95 % interval; one table per block of at most eight designs), the
+    per-design totals, the conclusions by format and a legend."""
     out = [
         "## reactfuzz study: verdict rates by design and abuse operator",
+        "",
+        "**Conclusion**",
+        "",
+        *(f"- {line}" for line in study_conclusion(study)),
         "",
         f"seed `{study.seed}` · {study.examples_per_cell} examples per cell · "
         f"{len(study.designs)} designs × {len(study.abuses)} operators · "

@@ -21,13 +21,6 @@ __all__ = []
 _MONO = "DejaVu Sans Mono, Menlo, Consolas, ui-monospace, monospace"
 _CW = 7.3  # advance of a 12 px monospace character (0.602 em), rounded up
 
-_PALETTE = ("#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948", "#b07aa1",
-            "#ff9da7", "#9c755f", "#bab0ac", "#1f3b73", "#8cd17d", "#d4a6c8", "#79706e")
-
-
-
-
-
 def _ramp(stops: Sequence[tuple[float, str]], x: float) -> str:
     x = min(1.0, max(0.0, x))
     for (x0, c0), (x1, c1) in itertools.pairwise(stops):
@@ -36,14 +29,6 @@ def _ramp(stops: Sequence[tuple[float, str]], x: float) -> str:
             rgb = [round(a + (b - a) * t) for a, b in zip(_hex(c0), _hex(c1))]
             return "#{:02x}{:02x}{:02x}".format(*rgb)
     return stops[-1][1]
-
-
-_REDS = ((0.0, "#fff7ec"), (0.05, "#fee8c8"), (0.15, "#fdbb84"), (0.35, "#ef6548"),
-         (0.65, "#b30000"), (1.0, "#5c0000"))
-_BLUES = ((0.0, "#f7fbff"), (0.05, "#deebf7"), (0.15, "#9ecae1"), (0.35, "#4292c6"),
-          (0.65, "#08519c"), (1.0, "#08306b"))
-_ZERO = "#edf8e9"
-_NA = "#f0f0f0"
 
 
 @dataclass
