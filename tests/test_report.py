@@ -322,6 +322,10 @@ def test_study_json(study: StudyResult, tmp_path: Path) -> None:
     cell = next(c for c in data["cells"] if c["design"] == "classic"
                 and c["abuse"] == "malformed.wrong-type")
     assert cell["bad"] == 37 and 0.28 < cell["interval"][0] < 0.37 < cell["interval"][1]
+    # protocol-caused verdicts by kind, and what is left the design's fault
+    for c, cell_ in zip(data["cells"], study.cells):
+        assert c["protocol_counts"] == cell_.protocol_counts
+        assert c["design_faults"] == c["bad"] - c["protocol"]
 
 
 def test_ndjson_log_writes_typed_events_as_they_read_back(summary: RunSummary,

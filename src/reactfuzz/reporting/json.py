@@ -91,7 +91,8 @@ def _cell_dict(c: StudyCell) -> dict[str, Any]:
     lo, hi = c.interval()
     return {
         "design": c.design, "abuse": c.abuse, "n": c.n, "counts": dict(c.counts),
-        "protocol": c.protocol, "example": c.example, "bad": c.bad(),
+        "protocol": c.protocol, "protocol_counts": dict(c.protocol_counts),
+        "design_faults": c.design_faults(), "example": c.example, "bad": c.bad(),
         "bad_rate": c.bad_rate(), "interval": [lo, hi],
     }
 
