@@ -260,8 +260,8 @@ def test_ctrl_c_keeps_the_findings_and_exits_130(tmp_path: Path) -> None:
     )
     try:
         assert proc.stderr is not None
-        for line in proc.stderr:  # progress: interrupt once the first operator has started
-            if line.startswith("classic-bracket · "):
+        for line in proc.stderr:  # progress: interrupt once the first operator has finished
+            if line.startswith("[1/"):
                 break
         proc.send_signal(signal.SIGINT)
         out, err = proc.communicate(timeout=120)
