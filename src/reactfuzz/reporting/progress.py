@@ -170,8 +170,9 @@ class ProgressPrinter:
                               description=self._current,
                               examples=self._examples + sum(self._running.values()),
                               findings=self._findings)
-        if not self._auto_refresh:
-            self._progress.refresh()
+        # drawn now, not at the next tick: a line printed above the live area redraws the
+        # area as it was last drawn, which would show the state before this event
+        self._progress.refresh()
 
     def _say(self, text: str, style: str = "") -> None:
         """One line, above the live area on a terminal."""
