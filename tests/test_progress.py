@@ -172,6 +172,7 @@ def test_study_counts_cells() -> None:
     printer(ev.CellFinished("classic", "label.case", 1, 55, 4, 200))
     status = _screens(out.getvalue())[-1]
     assert status.startswith("[1/55]") and "classic × label.case" in status
+    assert "200 ex · 4 not ok" in status
     assert "ETA 0:54" in status
 
 
@@ -189,3 +190,20 @@ def test_bench_phases_share_the_printer() -> None:
     printer.close()
     screens = _screens(tty.getvalue())
     assert "bench: parsers (1.5 s)" in screens and screens[-1] == "bench: memory (0.0 s)"
+
+
+def test_counter_totals_from_older_logs_and_explorations() -> None:
+    printer, out, _ = _tty(80)
+    # a log written before RunStarted carried the count: every operator x every target
+    printer(ev.event_from_dict({"kind": "run-started", "data": {
+        "seed": 1, "targets": ["a", "b"], "format": "bracket", "dispatcher": "typed",
+        "abuses": 5, "checks": 2}}))
+    assert _screens(out.getvalue())[-1].startswith("[0/10]")
+    printer.close()
+    printer, out, _ = _tty(80)
+    printer(ev.RunStarted(1, ("a",), "bracket", "typed", 5, 2, pool=40))  # --explore
+    printer(ev.ExamplesRan("a", "", 5000, 2))
+    status = _screens(out.getvalue())[-1]
+    assert not status.startswith("[") and "a · exploring" in status and "5,000 ex" in status
+    assert "ETA" not in status
+    printer.close()

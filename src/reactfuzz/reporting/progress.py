@@ -72,7 +72,8 @@ class ProgressPrinter:
     time and ETA, every other event printed above it. Elsewhere: plain lines, one per
     finished operator or study cell, plus the run's start, end and findings. ``verbose``
     also shows each operator's start, each example count and findings' completions in full;
-    ``color`` is ``None`` for the ``--color auto`` rule. Call :meth:`close` (or use it as a
+    ``color`` is ``None`` for the ``--color auto`` rule (``console``, for tests, is used as
+    it is, colour and width included). Call :meth:`close` (or use it as a
     context manager) so the live area is taken down however the run ends.
     """
 
@@ -103,8 +104,6 @@ class ProgressPrinter:
                               color_system="standard" if color else None,
                               no_color=not color, highlight=False, markup=False, emoji=False,
                               soft_wrap=not tty)
-        elif color is False:
-            console.no_color = True
         self.console = console
         self.tty = console.is_terminal
         self._progress: Progress | None = None
@@ -138,8 +137,9 @@ class ProgressPrinter:
         self._examples = 0
         self._running: dict[tuple[str, str], int] = {}
         self._findings = 0
+        self._bad = 0
+        self._study = False
         self._current = ""
-        self._t0 = self._clock()
 
     def _live(self, description: str, total: int | None) -> None:
         """Start the live status line (terminal only)."""
@@ -160,8 +160,14 @@ class ProgressPrinter:
         if self._task is not None:
             self._progress.remove_task(self._task)
         self._task = self._progress.add_task(description, total=total, examples=0,
-                                             findings=0)
+                                             tally="")
         self._refresh()
+
+    def _tally(self) -> str:
+        """What went wrong so far: findings in a run, not-ok examples in a study."""
+        if self._study:
+            return f"{self._bad:,} not ok"
+        return _plural(self._findings, "finding")
 
     def _refresh(self) -> None:
         if self._progress is None or self._task is None:
@@ -169,7 +175,7 @@ class ProgressPrinter:
         self._progress.update(self._task, completed=self._done,
                               description=self._current,
                               examples=self._examples + sum(self._running.values()),
-                              findings=self._findings)
+                              tally=self._tally())
         # drawn now, not at the next tick: a line printed above the live area redraws the
         # area as it was last drawn, which would show the state before this event
         self._progress.refresh()
@@ -194,6 +200,7 @@ class ProgressPrinter:
                       f"{event.abuses} operators · {event.examples} examples per cell",
                       "bold")
             self._reset(event.cells)
+            self._study = True
             self._live("", event.cells)
         elif isinstance(event, OperatorStarted):
             # one target: the operator alone (the start line named the target)
@@ -211,6 +218,7 @@ class ProgressPrinter:
             self._done = event.done
             self._total = event.total
             self._examples += event.n
+            self._bad += event.bad
             self._current = f"{event.design} × {event.abuse}"
             if not self.tty or self.verbose:
                 self._say(f"  [{event.done}/{event.total}] {event.design} × {event.abuse}"
@@ -367,7 +375,7 @@ def _column_types() -> dict[str, Any]:
             return Text(task.description, overflow="ellipsis", no_wrap=True)
 
     class Stats(ProgressColumn):
-        """Examples run and findings so far."""
+        """Examples run, and findings (a run) or not-ok examples (a study) so far."""
 
         def __init__(self) -> None:
             super().__init__(fixed())
@@ -375,9 +383,9 @@ def _column_types() -> dict[str, Any]:
         def render(self, task: Task) -> Text:
             if task.total is None and not task.fields.get("examples"):
                 return Text("")
-            found = task.fields.get("findings", 0)
+            tally = str(task.fields.get("tally", ""))
             text = Text(f"{task.fields.get('examples', 0):,} ex · ")
-            text.append(_plural(found, "finding"), style="red" if found else "")
+            text.append(tally, style="" if tally.startswith("0 ") else "red")
             return text
 
     class Times(ProgressColumn):
