@@ -160,7 +160,7 @@ class ProgressPrinter:
         if self._task is not None:
             self._progress.remove_task(self._task)
         self._task = self._progress.add_task(description, total=total, examples=0,
-                                             tally="")
+                                             tally=self._tally())
         self._refresh()
 
     def _tally(self) -> str:
