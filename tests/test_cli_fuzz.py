@@ -255,13 +255,13 @@ def test_ctrl_c_keeps_the_findings_and_exits_130(tmp_path: Path) -> None:
     env = dict(os.environ, PYTHONIOENCODING="utf-8", COLUMNS="100")
     proc = subprocess.Popen(
         [sys.executable, "-m", "reactfuzz", "fuzz", "--parser", "classic-bracket", "--seed", "1",
-         "--no-corpus", "--max-examples", "100000", "--color", "never"],
+         "--no-corpus", "--max-examples", "100000", "--color", "never", "-v"],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=tmp_path,
     )
     try:
         assert proc.stderr is not None
-        for line in proc.stderr:  # progress: interrupt once the first operator has started
-            if line.startswith("classic-bracket · "):
+        for line in proc.stderr:  # progress (-v): interrupt once the first operator started
+            if line.startswith("  start classic-bracket · "):
                 break
         proc.send_signal(signal.SIGINT)
         out, err = proc.communicate(timeout=120)

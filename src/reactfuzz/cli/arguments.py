@@ -19,6 +19,8 @@ __all__ = ["build_parser"]
 
 Command = Callable[[argparse.Namespace], int]
 
+_VERBOSE = ("also each operator's start, example counts and findings' completions in full"
+            " (-q wins)")
 _PERCENT = number(low=0.0, high=100.0, low_open=False, unit=" (a percentage)")
 
 
@@ -192,6 +194,7 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--strict-protocol", action="store_true",
                    help="count protocol notes (the format cannot carry an intent) as findings")
     g.add_argument("--quiet", "-q", action="store_true", help="no progress on stderr")
+    g.add_argument("--verbose", "-v", action="store_true", help=_VERBOSE)
     g.add_argument("--color", choices=["auto", "always", "never"], default="auto")
     s.set_defaults(func=_command("fuzz", "_cmd_fuzz"))
 
@@ -224,6 +227,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--out", default="reactfuzz-study", metavar="DIR",
                    help="where study.md and study.html go (default reactfuzz-study)")
     s.add_argument("--quiet", "-q", action="store_true", help="no progress on stderr")
+    s.add_argument("--verbose", "-v", action="store_true", help=_VERBOSE)
     s.set_defaults(func=_command("study", "_cmd_study"))
 
     s = sub.add_parser("bench", help="measure parsers, generators and the engine side by side")

@@ -121,8 +121,11 @@ def _cmd_fuzz(args: argparse.Namespace) -> int:
     )
     config = _resolve_auto_format(config, quiet=args.quiet)
     sinks: list[EventSink] = []
-    if not args.quiet:
-        sinks.append(ProgressPrinter(sys.stderr))
+    printer = None if args.quiet else ProgressPrinter(
+        sys.stderr, verbose=args.verbose,
+        color={"always": True, "never": False}.get(args.color))
+    if printer is not None:
+        sinks.append(printer)
     log = NdjsonLog(args.events) if args.events else None
     if log is not None:
         sinks.append(log)
@@ -139,6 +142,8 @@ def _cmd_fuzz(args: argparse.Namespace) -> int:
                 return _explore(args, config, emit)
             summary = run_fuzz(config, emit, workers=args.workers)
     finally:
+        if printer is not None:
+            printer.close()  # the live area comes down however the run ended
         if log is not None:
             log.close()
     # every report is written whole, whatever signal arrives meanwhile

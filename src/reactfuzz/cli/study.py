@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..errors import UsageError
 from .common import _expand_abuses, _write_text
 from .validate import check_outputs
+
+if TYPE_CHECKING:
+    from ..reporting import ProgressPrinter
 
 
 def _cmd_study(args: argparse.Namespace) -> int:
@@ -20,9 +23,14 @@ def _cmd_study(args: argparse.Namespace) -> int:
     if args.examples < 1:
         raise UsageError("--examples must be at least 1")
     check_outputs([], [("--out", args.out)])
-    progress = None if args.quiet else ProgressPrinter(sys.stderr)
-    result = run_study(designs=args.design or STUDY_DESIGNS, abuses=_expand_abuses(args.abuse),
-                       examples=args.examples, seed=args.seed, emit=progress)
+    progress = None if args.quiet else ProgressPrinter(sys.stderr, verbose=args.verbose)
+    try:
+        result = run_study(designs=args.design or STUDY_DESIGNS,
+                           abuses=_expand_abuses(args.abuse), examples=args.examples,
+                           seed=args.seed, emit=progress)
+    finally:
+        if progress is not None:
+            progress.close()
     out = Path(args.out)
     _write_text(str(out / "study.md"), render_study_markdown(result))
     write_html(result, str(out / "study.html"))
@@ -46,12 +54,19 @@ def _cmd_bench(args: argparse.Namespace) -> int:
         from ..targets import load_target
 
         load_target(args.target, get_format(args.format)).close()  # fail fast on a bad target
-    say = None if args.quiet else (lambda s: print(f"bench: {s}...", file=sys.stderr, flush=True))
-    if args.sizes:
-        return _bench_sizes(args, say)
-    result = run_bench(quick=args.quick, rounds=args.rounds, target=args.target,
-                       fmt=args.format, progress=say, completions=args.completions,
-                       field=args.field)
+    from ..reporting import ProgressPrinter
+
+    printer = None if args.quiet else ProgressPrinter(sys.stderr)
+    say = None if printer is None else printer.phase
+    try:
+        if args.sizes:
+            return _bench_sizes(args, printer)
+        result = run_bench(quick=args.quick, rounds=args.rounds, target=args.target,
+                           fmt=args.format, progress=say, completions=args.completions,
+                           field=args.field)
+    finally:
+        if printer is not None:
+            printer.close()
     print(render_bench(result))
     if args.markdown:
         _write_text(args.markdown, render_bench(result, markdown=True) + "\n")
@@ -60,11 +75,13 @@ def _cmd_bench(args: argparse.Namespace) -> int:
     return 0
 
 
-def _bench_sizes(args: argparse.Namespace, say: Callable[[str], None] | None) -> int:
+def _bench_sizes(args: argparse.Namespace, printer: ProgressPrinter | None) -> int:
     """``bench --sizes``: the growth table, and how many parsers passed their exponent."""
     from ..bench import render_sizes, size_scaling
 
-    series = size_scaling(quick=args.quick, progress=say)
+    series = size_scaling(quick=args.quick, progress=None if printer is None else printer.phase)
+    if printer is not None:
+        printer.close()  # the live area is down before the table is printed
     print(render_sizes(series))
     if args.markdown:
         _write_text(args.markdown, render_sizes(series, markdown=True) + "\n")

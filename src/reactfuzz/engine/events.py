@@ -91,6 +91,9 @@ class RunStarted(EngineEvent):
     checks: int
     workers: int = 1
     pool: int | None = None  # exploration: how many base scenarios it draws from
+    # operator searches the run will make (operators that apply x targets), for an [i/N]
+    # counter; None in logs written before it was recorded
+    operators: int | None = None
 
 
 @dataclass(frozen=True)

@@ -129,8 +129,10 @@ def _replay_first(config: FuzzConfig, plan: Plan, summary: RunSummary,
 
 
 def _started(config: FuzzConfig, plan: Plan, workers: int) -> RunStarted:
+    applies = sum(ABUSES[a].applies_to(plan.fmt) for a in plan.abuses)
     return RunStarted(plan.seed, tuple(config.targets), plan.fmt.name, plan.dispatcher,
-                      len(plan.abuses), len(plan.checks), workers)
+                      len(plan.abuses), len(plan.checks), workers,
+                      operators=applies * len(config.targets))
 
 
 def _run_here(config: FuzzConfig, plan: Plan, summary: RunSummary, emit: EventSink,

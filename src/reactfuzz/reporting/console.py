@@ -1,31 +1,12 @@
-"""The terminal views: the run report (:func:`render_console`) and engine events as progress
-lines (:class:`ProgressPrinter`)."""
+"""The terminal views: the run report (:func:`render_console`); engine events as progress
+(:class:`ProgressPrinter`) live in :mod:`reactfuzz.reporting.progress`."""
 
 from __future__ import annotations
 
-import json
-import math
-import sys
 import textwrap
-import time
-from collections.abc import Callable, Sequence
-from typing import TextIO
+from collections.abc import Sequence
 
 from ..engine.advice import advice_for
-from ..engine.events import (
-    CellFinished,
-    CorpusReplayed,
-    EngineEvent,
-    ExamplesRan,
-    FindingFound,
-    Interrupted,
-    OperatorFinished,
-    OperatorStarted,
-    RunFinished,
-    RunStarted,
-    StudyFinished,
-    StudyStarted,
-)
 from ..results import RunSummary
 from .common import (
     _chunks,
@@ -41,6 +22,7 @@ from .common import (
     _targets,
     visible,
 )
+from .progress import ProgressPrinter
 
 __all__ = ["ProgressPrinter", "render_console"]
 
@@ -156,109 +138,3 @@ def render_console(summary: RunSummary, *, color: bool = False, width: int = 100
 def _wrap(text: str, width: int) -> list[str]:
     """Wrap free text (escaping what would break the layout) to ``width``."""
     return textwrap.wrap(_free(text), width, break_on_hyphens=False, drop_whitespace=True) or [""]
-
-
-# --------------------------------------------------------------------------------------
-# Progress.
-
-
-class ProgressPrinter:
-    """Prints the engine's typed events as progress lines (on stderr by default).
-
-    One line per event, chosen by the event's type (:mod:`reactfuzz.engine.events`);
-    :class:`~reactfuzz.engine.events.ExamplesRan` and
-    :class:`~reactfuzz.engine.events.CellFinished` lines come at most every ``every``
-    seconds, and on a terminal they rewrite one status line, elsewhere they are plain lines.
-    """
-
-    def __init__(
-        self,
-        stream: TextIO | None = None,
-        *,
-        every: float = 0.5,
-        clock: Callable[[], float] = time.monotonic,
-    ) -> None:
-        self.stream = stream if stream is not None else sys.stderr
-        self.every = every
-        self._clock = clock
-        self._last = -math.inf
-        isatty = getattr(self.stream, "isatty", None)
-        self.tty = bool(isatty()) if callable(isatty) else False
-        self._status = 0  # length of the status line currently shown (TTY only)
-
-    def __call__(self, event: EngineEvent) -> None:
-        if isinstance(event, (ExamplesRan, CellFinished)):
-            now = self._clock()
-            if now - self._last < self.every:
-                return
-            self._last = now
-            line = self._progress(event)
-            if self.tty:
-                pad = " " * max(0, self._status - len(line))
-                self.stream.write(f"\r{line}{pad}")
-                self._status = len(line)
-                self.stream.flush()
-                return
-            self._line(line)
-            return
-        self._line(self._describe(event))
-
-    def _line(self, line: str) -> None:
-        if self._status:
-            self.stream.write("\r" + " " * self._status + "\r")
-            self._status = 0
-        self.stream.write(line + "\n")
-        self.stream.flush()
-
-    @staticmethod
-    def _op(target: str, abuse: str) -> str:
-        return " · ".join(x for x in (target, abuse) if x) or "operator"
-
-    def _progress(self, event: ExamplesRan | CellFinished) -> str:
-        if isinstance(event, CellFinished):
-            return (f"  [{event.done}/{event.total}] {event.design} × {event.abuse}"
-                    f" ({event.bad}/{event.n} not ok)")
-        tail = f", {event.failing} failing" if event.failing else ""
-        return f"  {self._op(event.target, event.abuse)}: {event.examples} examples{tail}"
-
-    def _describe(self, event: EngineEvent) -> str:
-        if isinstance(event, RunStarted):
-            parts = [f"reactfuzz: seed {event.seed}"]
-            if event.targets:
-                parts.append("targets " + ", ".join(event.targets))
-            parts += [f"format {event.format}", f"dispatcher {event.dispatcher}",
-                      _plural(event.abuses, "operator")]
-            if event.workers > 1:
-                parts.append(_plural(event.workers, "worker"))
-            return " · ".join(parts)
-        if isinstance(event, CorpusReplayed):
-            state = "reproduced" if event.reproduced else "no longer reproduces"
-            return f"replay {event.path}: {state}"
-        if isinstance(event, OperatorStarted):
-            return self._op(event.target, event.abuse)
-        if isinstance(event, FindingFound):
-            f = event.finding
-            comp = visible(f.completion, limit=60)
-            if f.cause == "protocol":
-                return f"  protocol note: {f.failure} · {f.abuse}: {comp}"
-            return f"  FINDING {f.severity} {f.failure} · {f.check} · {f.abuse}: {comp}"
-        if isinstance(event, OperatorFinished):
-            fails = sum(event.failures.values())
-            by = ""
-            if fails:
-                by = " (" + ", ".join(f"{k} {v}" for k, v in event.failures.items() if v) + ")"
-            return (f"  done {self._op(event.target, event.abuse)}: {event.examples} examples,"
-                    f" {fails} failing{by} in {_seconds(event.elapsed)}")
-        if isinstance(event, RunFinished):
-            return (f"done: {_plural(event.findings, 'finding')}, "
-                    f"{_plural(event.protocol_notes, 'protocol note')}, "
-                    f"{event.examples} examples in {_seconds(event.elapsed)}")
-        if isinstance(event, Interrupted):
-            return "interrupted: stopping; the findings so far are kept"
-        if isinstance(event, StudyStarted):
-            return (f"reactfuzz study: seed {event.seed} · {len(event.designs)} designs × "
-                    f"{event.abuses} operators · {event.examples} examples per cell")
-        if isinstance(event, StudyFinished):
-            return f"done: {_plural(event.cells, 'cell')} in {_seconds(event.elapsed)}"
-        # an event type this printer does not know yet: its serialised form
-        return f"{event.kind}: {json.dumps(event.to_dict()['data'], ensure_ascii=False)}"
