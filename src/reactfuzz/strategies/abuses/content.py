@@ -133,17 +133,11 @@ def _mixed_text(ctx: Context) -> Writing:
         answer: Intent = FinalAnswer(value)
         assume(representable(answer, ctx.fmt))
         return Writing(answer, ctx.render(answer))
-    base, name = free_call(ctx)
-    intent = Call.named(base.tool, **(base.kwargs() | {name: value}))
-    assume(validates(ctx.registry, intent))
-    assume(representable(intent, ctx.fmt))
     if not family.json_arguments:
+        base, name = free_call(ctx)
+        intent = _with_value(ctx, base, name, value)
         return Writing(intent, render_with(ctx, base, name, family.written_value(value)))
-    how = ctx.draw(st.sampled_from(["compact", "indented"]))
-    ascii_only = ctx.draw(st.booleans())
-    text = ctx.render(intent)
-    start, end, obj = args_object(text, intent)
-    return Writing(intent, text[:start] + _written_object(obj, how, ascii_only) + text[end:])
+    return _rewritten(ctx, value, ["compact", "indented"])
 
 
 @register_abuse(
@@ -159,13 +153,28 @@ def _mixed_text(ctx: Context) -> Writing:
 )
 def _lenient_json(ctx: Context) -> Writing:
     value = ctx.draw(st.one_of(real_text(), mixed_text(ctx.fmt)))
-    base, name = free_call(ctx)
+    return _rewritten(ctx, value, ["trailing-comma", "bare-keys", "single-quotes", "python"],
+                      Expectation(frozenset({"unparseable", "malformed-arg"})))
+
+
+def _with_value(ctx: Context, base: Call, name: str, value: str) -> Call:
+    """``base`` with its free-text argument ``name`` set to ``value``, if the tool's schema
+    and the format both carry it (else the example is discarded)."""
     intent = Call.named(base.tool, **(base.kwargs() | {name: value}))
     assume(validates(ctx.registry, intent))
     assume(representable(intent, ctx.fmt))
-    how = ctx.draw(st.sampled_from(["trailing-comma", "bare-keys", "single-quotes", "python"]))
+    return intent
+
+
+def _rewritten(ctx: Context, value: str, ways: list[str],
+               expect: Expectation | None = None) -> Writing:
+    """A call carrying ``value`` whose arguments object is written one of ``ways`` (with
+    or without ``\\u`` escapes); the text around it stays as the format writes it."""
+    base, name = free_call(ctx)
+    intent = _with_value(ctx, base, name, value)
+    how = ctx.draw(st.sampled_from(ways))
     ascii_only = ctx.draw(st.booleans())
     text = ctx.render(intent)
     start, end, obj = args_object(text, intent)
-    return Writing(intent, text[:start] + _written_object(obj, how, ascii_only) + text[end:],
-                   Expectation(frozenset({"unparseable", "malformed-arg"})))
+    written = text[:start] + _written_object(obj, how, ascii_only) + text[end:]
+    return Writing(intent, written, expect)
