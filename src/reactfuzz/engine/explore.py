@@ -74,6 +74,9 @@ class ExploreConfig:
     shrink_examples: int = 60
     time_limit: float = 1.0
     cwd: str | None = None
+    shrink: bool = True
+    """``False`` only counts failing scenarios: no findings are made (the bench times the
+    loop alone)."""
     batch: int = 64
     """Scenarios drawn, then parsed in one ``run_many`` (one round trip to a worker
     process), then judged; the run is the same for any batch size."""
@@ -213,7 +216,7 @@ def explore(config: ExploreConfig, emit: EventSink | None = None) -> ExploreResu
         result.scenarios = config.scenarios
         result.loop_seconds = time.perf_counter() - t1
         t2 = time.perf_counter()
-        for (check_id, kind, abuse), cands in failing.items():
+        for (check_id, kind, abuse), cands in failing.items() if config.shrink else ():
             finding = None
             for base, inserts in cands:
                 finding = _shrink(check_id, kind, abuse, base, inserts, target, fmt,
