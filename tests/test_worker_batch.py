@@ -100,3 +100,13 @@ def test_batched_exploration_is_the_serial_run(agent_dir: Path) -> None:
     assert serial.failing > 0 and serial.findings  # the parser is broken: something to find
     assert batched.failing == serial.failing
     assert [f.model_dump() for f in batched.findings] == [f.model_dump() for f in serial.findings]
+
+
+def test_without_a_time_limit_a_crash_is_still_pinned_on_its_completion(
+    agent_dir: Path,
+) -> None:
+    with load_target("misbehaving:parse", "bracket", cwd=agent_dir, timeout=None) as target:
+        results = target.run_many(["find a", "find b", "segfault", "Answer: c"])
+    assert [r.step.action.raw for r in results[:2]] == ["find a", "find b"]  # type: ignore[union-attr]
+    assert results[2].error is not None and results[2].error.startswith("worker died")
+    assert results[3].step is not None and results[3].step.answer == "c"
