@@ -16,8 +16,13 @@ operator's completions, and optionally a JSON Lines file of the user's own compl
 ``bench --sizes`` (:mod:`.sizes`) times how parsing grows with the input, from 100 B to
 1 MB and from 10 to 10,000 transcript steps, and fits the growth exponent.
 
-Modules: :mod:`.run` (the measurements and the table), :mod:`.sizes` (growth with size)
-and :mod:`.workloads` (the texts parsed: canonical, realistic runs, the user's file).
+``bench --target SPEC`` adds the user's parser (:mod:`.user`): its own parse in process,
+one completion per round trip to its worker against a batch, and exploration with and
+without batches, held to a ratio of the own parse.
+
+Modules: :mod:`.run` (the measurements and the table), :mod:`.sizes` (growth with size),
+:mod:`.user` (a user's target) and :mod:`.workloads` (the texts parsed: canonical,
+realistic runs, the user's file).
 This facade keeps the import paths.
 """
 

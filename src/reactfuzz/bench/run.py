@@ -153,7 +153,7 @@ def run_bench(*, quick: bool = False, rounds: int = 7, target: str | None = None
     bare ``re``.
     """
     from ..designs import BUILTIN_DESIGNS
-    from ..engine import FuzzConfig, examine, run_fuzz, run_fuzz_parallel
+    from ..engine import FuzzConfig, examine, run_fuzz
     from ..explore import ExploreConfig, build_pool, explore
     from ..formats import get_format
     from ..grammars import grammar_parse, lark_parser, parse_transcript
@@ -348,14 +348,20 @@ def run_bench(*, quick: bool = False, rounds: int = 7, target: str | None = None
     er = explore(ExploreConfig(target="classic-bracket", scenarios=ex_n, seed=1,
                                pool_per_operator=2 if quick else 40, abuses=ops))
     per = er.loop_seconds / er.scenarios
+    # an absolute rate moves with whatever else the machine runs: shown, not held
     rows.append(BenchRow("explore: scenarios per second", er.rate, "/s", None, "",
-                         ">= 20,000/s", er.rate >= 20_000,
+                         "", None,
                          f"{per * 1e6:.1f} us each; {per / med['parse classic-bracket']:.1f}x"
-                         f" the classic parse, {per / base:.0f}x bare re"))
+                         f" the classic parse, {per / base:.0f}x bare re; not held (absolute:"
+                         " 25,000/s on an idle core, it moves with the load)"))
     rows.append(BenchRow("explore: per scenario vs the target's own parse",
                          per / med["parse classic-bracket"], "x", None, "",
                          "<= 30x", per / med["parse classic-bracket"] <= 30,
                          "target classic-bracket"))
+    if target:
+        from .user import user_target_rows
+
+        rows += user_target_rows(target, fmt, quick=quick, rounds=rounds, abuses=ops, say=say)
     say("memory")
     gc.collect()
     small_n, big_n = int(10_000 * k), int(100_000 * k)
@@ -372,6 +378,33 @@ def run_bench(*, quick: bool = False, rounds: int = 7, target: str | None = None
     rows.append(BenchRow(f"RSS after {big_n:,} vs {small_n:,} scenarios", growth, "x", None, "",
                          "<= 1.10x", growth <= 1.10, f"{rss_small:.0f} MB -> {rss_big:.0f} MB"))
     say("workers")
+    rows.append(_workers_row(ops, which, quick))
+    grammar_target.close()
+    classic_target.close()
+    if target:
+        tgt.close()
+    result.load_after = _load()
+    result.wall = time.perf_counter() - started
+    return result
+
+
+def _workers_row(ops: list[str] | None, which: str, quick: bool) -> BenchRow:
+    """Two fuzz processes against one, only when the machine has a core free for the second.
+
+    A speed-up needs an idle core. The bench itself is about one unit of the load average,
+    so with the load at the core count or above the others leave no core for a second
+    process, which would only share a busy one: the row then says it was skipped.
+    """
+    from ..engine import FuzzConfig, run_fuzz, run_fuzz_parallel
+
+    cores = os.cpu_count() or 1
+    load = _load()
+    busy = load[0] if load is not None else 0.0
+    if cores < 2 or busy >= cores:
+        why = (f"skipped: {cores} core" if cores < 2 else
+               f"skipped: load average {busy:.2f} with {cores} cores leaves no idle core for"
+               " a second worker")
+        return BenchRow("2 workers vs 1", float("nan"), "x", None, "", ">= 1.8x", None, why)
     # the grammar target finds nothing, so every operator runs all its examples: CPU-bound
     # work that does not stop early, which is what a speed-up is measured on
     wcfg = FuzzConfig(targets=["grammar"], seed=5, corpus=None, abuses=ops,
@@ -385,16 +418,9 @@ def run_bench(*, quick: bool = False, rounds: int = 7, target: str | None = None
         run_fuzz_parallel(wcfg, 2)
         twos.append(time.perf_counter() - t)
     one, two = statistics.median(ones), statistics.median(twos)
-    cores = os.cpu_count() or 1
-    rows.append(BenchRow("2 workers vs 1", one / two, "x", None, "", ">= 1.8x",
-                         one / two >= 1.8 if cores >= 2 else None,
-                         f"grammar target, {which}, {wcfg.max_examples} examples each:"
-                         f" {one:.1f}s -> {two:.1f}s on {cores} cores"))
-    grammar_target.close()
-    classic_target.close()
-    result.load_after = _load()
-    result.wall = time.perf_counter() - started
-    return result
+    return BenchRow("2 workers vs 1", one / two, "x", None, "", ">= 1.8x", one / two >= 1.8,
+                    f"grammar target, {which}, {wcfg.max_examples} examples each:"
+                    f" {one:.1f}s -> {two:.1f}s on {cores} cores (load average {busy:.2f})")
 
 
 def _examples_until(strategy: st.SearchStrategy[_X], failed: Callable[[_X], bool], seed: int,
@@ -454,7 +480,8 @@ def render_bench(result: BenchResult, *, markdown: bool = False) -> str:
     head = ["measure", "median", "ratio", "reference", "target", "met", "note"]
     body = []
     for r in result.rows:
-        value = f"{r.value:,.1f} {r.unit}" if r.unit != "examples" else (
+        value = "-" if r.value != r.value else f"{r.value:,.1f} {r.unit}" \
+            if r.unit != "examples" else (
             f"{r.value:g}" if r.value <= 300 else "never (> 300)")
         ratio = f"{r.ratio:.2f}x" if r.ratio is not None else ""
         met = "" if r.met is None else ("yes" if r.met else "NO")

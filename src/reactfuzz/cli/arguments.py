@@ -233,7 +233,8 @@ def build_parser() -> argparse.ArgumentParser:
     s = sub.add_parser("bench", help="measure parsers, generators and the engine side by side")
     s.add_argument("--rounds", type=count(1), default=7, help="alternating rounds (default 7)")
     s.add_argument("--quick", action="store_true", help="smaller workloads (same method)")
-    s.add_argument("--target", metavar="SPEC", help="also time your own parser")
+    s.add_argument("--target", metavar="SPEC",
+                   help="also time your own parser, through its worker and explored")
     s.add_argument("--format", "-f", default="bracket",
                    help="format of --target and --completions")
     s.add_argument("--completions", metavar="FILE",

@@ -56,12 +56,14 @@ def decide_example(
     *,
     time_limit: float = 1.0,
     target_is_grammar: bool = False,
+    parsed: ParseResult | None = None,
 ) -> Decided:
     """Parse ``text`` once with ``target`` and dispatch the Step (on a reset registry).
 
     ``target`` is a :class:`~reactfuzz.targets.Target` (crashes and timeouts are data) or
     a plain parser (what a design ships). ``target_is_grammar`` says the target *is* the
-    format's grammar, so its Step doubles as the reference reading's.
+    format's grammar, so its Step doubles as the reference reading's. ``parsed`` is what
+    ``target.run(text)`` gave already (a batch parsed ahead): it is used, not re-run.
     """
     registry.reset()
     results: list[ParseResult] = []
@@ -71,7 +73,7 @@ def decide_example(
             step = target.parse(completion)
             results.append(ParseResult(step=step))
             return step
-        result = target.run(completion)
+        result = parsed if parsed is not None else target.run(completion)
         results.append(result)
         if result.step is not None:
             return result.step
@@ -117,16 +119,19 @@ def examine(
     stream: str = "whole",
     target_is_grammar: bool = False,
     attribute: bool = True,
+    parsed: ParseResult | None = None,
 ) -> Example:
     """Decide one scenario, judge the outcome, then run every check on it.
 
     ``attribute=False`` skips telling design faults from protocol ambiguity (the reference
     reading); every bad verdict then counts as the design's, for a caller that re-checks.
     ``chunks`` also feeds the completion to the target in pieces of those sizes (for the
-    stream-invariance check).
+    stream-invariance check). ``parsed`` is the target's result for the completion when
+    the caller parsed it already (a batch through :meth:`~reactfuzz.targets.Target.run_many`).
     """
     decided = decide_example(scenario.completion, target, fmt, registry, dispatcher,
-                             time_limit=time_limit, target_is_grammar=target_is_grammar)
+                             time_limit=time_limit, target_is_grammar=target_is_grammar,
+                             parsed=parsed)
     step, outcome, result, reading = (decided.step, decided.outcome, decided.result,
                                       decided.reading)
     verdict = judge(outcome, scenario.acceptable, registry,

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import abc
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ..errors import UsageError
@@ -84,6 +85,14 @@ class Target(abc.ABC):
         Targets that read a user parser's return value raise
         :class:`~reactfuzz.targets.UnsupportedResultError` for a value they cannot read.
         """
+
+    def run_many(self, completions: Sequence[str]) -> list[ParseResult]:
+        """Parse several completions, in order; the same results as ``run`` on each.
+
+        A target whose calls cost a round trip (a worker process) overrides this to pay
+        it once per batch; the per-call time limit still holds for each completion.
+        """
+        return [self.run(c) for c in completions]
 
     def parse(self, completion: str) -> Step:
         """The :class:`~reactfuzz.parsers.Parser` view: crash and timeout become invalid."""

@@ -11,11 +11,14 @@ from __future__ import annotations
 import contextlib
 import multiprocessing
 import os
+import pickle
+import select
 import signal
 import sys
 import threading
 import weakref
-from time import perf_counter
+from collections.abc import Sequence
+from time import monotonic
 from typing import Any
 
 from ..errors import UsageError
@@ -28,6 +31,12 @@ from .user_code import _resolve_parser, import_timeout
 
 __all__ = ["STARTUP_TIMEOUT", "FunctionTarget"]
 
+_PROTOCOL = pickle.HIGHEST_PROTOCOL
+
+FLUSH_INTERVAL = 0.005
+"""Seconds of finished results a worker holds before it sends them, within a batch: what a
+hang or a crash makes the parent run again on a fresh worker (results are the same)."""
+
 STARTUP_TIMEOUT = 60.0
 """Seconds a worker process may take to import the user's module and report ready (the
 default; ``REACTFUZZ_IMPORT_TIMEOUT`` overrides it)."""
@@ -36,13 +45,21 @@ default; ``REACTFUZZ_IMPORT_TIMEOUT`` overrides it)."""
 # ----------------------------------------------------------------- the worker process
 
 
-def _worker_main(conn: Any, spec: str, directory: str, fmt: Format, parent: int | None) -> None:
-    """The worker loop: resolve the parser, warm it up, then answer one completion at a time.
+def _worker_main(conn: Any, spec: str, directory: str, fmt: Format, parent: int | None,
+                 progress: Any = None) -> None:
+    """The worker loop: resolve the parser, warm it up, then answer batches of completions.
+
+    A batch is one pickled list of completions (``send_bytes``). Results go back as one
+    pickled list per reply: at the end of the batch, or sooner once ``FLUSH_INTERVAL``
+    has passed since the last reply. Before each completion the worker writes to the
+    shared ``progress`` how many completions it has started and when the last one did,
+    so the parent can time each completion on its own and tell which one hung or killed
+    the worker, without a message per completion.
 
     Runs in the child, as the leader of its own process group (stopping it kills what the
     parser forked), dying with ``parent`` when one is given. SIGINT is ignored here (the
-    parent handles Ctrl-C and stops the worker) and SIGTERM kills; the loop ends on
-    ``None``, or when the parent's end of the pipe closes.
+    parent handles Ctrl-C and stops the worker) and SIGTERM kills; the loop ends on an
+    empty message, or when the parent's end of the pipe closes.
     """
     own_group()
     if parent is not None:
@@ -65,26 +82,53 @@ def _worker_main(conn: Any, spec: str, directory: str, fmt: Format, parent: int 
     with contextlib.suppress(Exception):
         fn("")
     conn.send(("ready", None))
+    started = 0
     while True:
         try:
-            completion = conn.recv()
+            message = conn.recv_bytes()
         except (EOFError, OSError):
             return
-        if completion is None:
+        if not message:
             return
-        result = sanitise_result(_invoke(fn, completion, fmt, BaseException))
-        try:
-            conn.send(("result", result))
-        except (EOFError, OSError):
+        pending: list[ParseResult] = []
+        flushed = monotonic()
+        for completion in pickle.loads(message):
+            now = monotonic()
+            if pending and now - flushed >= FLUSH_INTERVAL:
+                if not _reply(conn, pending):
+                    return
+                pending, flushed = [], now
+            started += 1
+            if progress is not None:  # the time first: the parent reads the count first
+                progress[1] = now
+                progress[0] = started
+            pending.append(sanitise_result(_invoke(fn, completion, fmt, BaseException)))
+        if not _reply(conn, pending):
             return
-        except Exception as exc:  # the Step holds something that does not pickle
-            conn.send((
-                "result",
-                ParseResult(
-                    error=f"the parser's result cannot be sent back: {_describe_exception(exc)}",
-                    elapsed=result.elapsed,
-                ),
-            ))
+
+
+def _reply(conn: Any, results: list[ParseResult]) -> bool:
+    """Send ``results`` as one message; ``False`` when the parent's end is gone."""
+    try:
+        data = pickle.dumps(results, _PROTOCOL)
+    except Exception:  # some Step holds something that does not pickle: say which
+        data = pickle.dumps([_picklable(r) for r in results], _PROTOCOL)
+    try:
+        conn.send_bytes(data)
+    except (EOFError, OSError):
+        return False
+    return True
+
+
+def _picklable(result: ParseResult) -> ParseResult:
+    try:
+        pickle.dumps(result, _PROTOCOL)
+    except Exception as exc:
+        return ParseResult(
+            error=f"the parser's result cannot be sent back: {_describe_exception(exc)}",
+            elapsed=result.elapsed,
+        )
+    return result
 
 
 class _Worker:
@@ -96,15 +140,38 @@ class _Worker:
         # tied to this process only when started from the main thread: the kernel's
         # parent-death signal fires when the forking *thread* ends
         parent = os.getpid() if in_main_thread() else None
+        # [completions started, when the last one started (time.monotonic)]
+        self.progress = ctx.RawArray("d", 2)
+        self.started = 0  # completions started as of the last batch the parent sent
         self.process = ctx.Process(
             target=_worker_main,
-            args=(child_end, spec, directory, fmt, parent),
+            args=(child_end, spec, directory, fmt, parent, self.progress),
             name=f"reactfuzz-worker[{spec}]",
             daemon=True,
         )
         self.process.start()
         self.pgid: int | None = self.process.pid  # the worker leads its own group
         child_end.close()  # so that the parent sees EOF when the worker dies
+        # one poll object for the worker's life: ``Connection.poll`` builds a selector on
+        # every call, which costs more than a fast parser's whole call
+        self._poller = select.poll()
+        self._poller.register(self.conn.fileno(), select.POLLIN)
+
+    def running(self) -> tuple[int, float]:
+        """How many completions the worker has started, and when the last one started."""
+        while True:
+            count, since, again = self.progress[0], self.progress[1], self.progress[0]
+            if count == again:
+                return int(count), since
+
+    def readable(self, timeout: float | None) -> bool:
+        """Whether a reply (or EOF) is waiting, within ``timeout`` seconds (``None``: block)."""
+        ms = None if timeout is None else max(0, int(timeout * 1000 + 0.999))
+        while True:
+            try:
+                return bool(self._poller.poll(ms))
+            except InterruptedError:  # pragma: no cover - PEP 475 retries poll itself
+                continue
 
     def wait_ready(self, spec: str) -> None:
         limit = import_timeout()
@@ -142,7 +209,7 @@ class _Worker:
         proc = self.process
         if gently and proc.is_alive():
             with contextlib.suppress(OSError, ValueError):
-                self.conn.send(None)
+                self.conn.send_bytes(b"")
             proc.join(0.5)
         kill_group(self.pgid)  # the worker and everything the parser forked
         if proc.is_alive():
@@ -177,12 +244,14 @@ def _default_start_method() -> str:
 class FunctionTarget(Target):
     """A user parser named by ``module:attr``, run in a persistent worker process.
 
-    Each completion goes to the worker over a pipe; the parent waits ``timeout``
-    seconds. On a timeout the worker is stopped (SIGTERM, then SIGKILL) and the result
-    is ``timed_out``; if the worker dies (``os._exit``, a segfault) the result is a crash
-    ``"worker died: exit code N"``. Either way the next call starts a fresh worker
-    (``restarts`` counts them). Adaptation happens in the worker; ``elapsed`` is the
-    time the worker measured for a completed call, the time waited otherwise. Calls are
+    Completions go to the worker over a pipe, a batch (``run_many``) in one message; the
+    worker sends results back as they finish, in groups, and the parent gives each
+    completion ``timeout`` seconds from when the worker started it. On a timeout the
+    worker is stopped (SIGTERM, then SIGKILL) and the result is ``timed_out``; if the
+    worker dies (``os._exit``, a segfault) the result is a crash ``"worker died: exit
+    code N"``. Either way the next call starts a fresh worker (``restarts`` counts them).
+    Adaptation happens in the worker; ``elapsed`` is the time the worker measured for a
+    completed call, the time waited otherwise. Calls are
     serialised (a lock), so a target may be shared between threads.
     """
 
@@ -244,39 +313,82 @@ class FunctionTarget(Target):
 
     def run(self, completion: str) -> ParseResult:
         """Send one completion to the worker and wait at most ``timeout`` seconds."""
+        return self.run_many((completion,))[0]
+
+    def run_many(self, completions: Sequence[str]) -> list[ParseResult]:
+        """Send the completions to the worker in one message; each keeps its time limit.
+
+        If completion *k* runs past ``timeout`` it is ``timed_out`` and the worker is
+        killed; if it kills the worker it is a ``"worker died"`` crash. Either way the
+        completions after *k* (and any finished ones the worker had not sent yet) run
+        again on a fresh worker, so every result is the one ``run`` would have given.
+        """
         with self._lock:
             if self._closed:
                 raise UsageError(f"target {self.name!r} is closed")
-            worker = self._worker()
-            start = perf_counter()
+            results: list[ParseResult | None] = [None] * len(completions)
+            todo = list(range(len(completions)))
+            while todo:
+                todo = self._batch(completions, todo, results)
+        done = [r for r in results if r is not None]
+        # an unreadable result is the caller's error, raised where ``run`` would raise it
+        return [check_supported(r, self.name, c) for r, c in zip(done, completions)]
+
+    def _batch(self, completions: Sequence[str], todo: list[int],
+               results: list[ParseResult | None]) -> list[int]:
+        """Run ``todo`` on one worker; the indices left to run when the worker was lost."""
+        worker = self._worker()
+        base = worker.started
+        worker.started += len(todo)
+        sent = monotonic()
+        try:
+            worker.conn.send_bytes(pickle.dumps([completions[i] for i in todo], _PROTOCOL))
+        except (OSError, EOFError):
+            pass  # the worker is gone: reading below reports how
+        got = 0
+        while got < len(todo):
+            count, since = worker.running()
+            at = count - base - 1  # the batch position now running
+            if at < got:  # not started yet: time it from the last word from the worker
+                at, since = got, sent
+            wait = None if self.timeout is None else self.timeout - (monotonic() - since)
             try:
-                worker.conn.send(completion)
-                ready = worker.conn.poll(self.timeout)
-            except (OSError, EOFError):
+                ready = worker.readable(None if wait is None else max(0.0, wait))
+            except (OSError, ValueError):
                 ready = True  # the worker is gone: recv below reports how
             if not ready:
+                if self.timeout is not None and monotonic() - since < self.timeout:
+                    continue  # woke a little early, or the next completion just started
+                count, _ = worker.running()
+                if count - base - 1 != at and count - base - 1 >= got:
+                    continue  # it moved on meanwhile
                 self._discard(worker, kill=True)
-                return ParseResult(timed_out=True, elapsed=perf_counter() - start)
+                results[todo[at]] = ParseResult(timed_out=True, elapsed=monotonic() - since)
+                return todo[got:at] + todo[at + 1:]
             try:
-                status, result = worker.conn.recv()
+                reply = pickle.loads(worker.conn.recv_bytes())
             except (EOFError, OSError):
                 code = self._discard(worker, kill=False)
-                return ParseResult(
-                    error=f"worker died: {_exit_description(code)}",
-                    elapsed=perf_counter() - start,
-                )
+                count, last = worker.running()  # the one it died on
+                if count - base - 1 >= got:
+                    at, since = count - base - 1, last
+                results[todo[at]] = ParseResult(error=f"worker died: {_exit_description(code)}",
+                                                elapsed=monotonic() - since)
+                return todo[got:at] + todo[at + 1:]
             except Exception as exc:  # a result the parent cannot unpickle
+                reply = _describe_exception(exc)
+            if not isinstance(reply, list) or not all(isinstance(r, ParseResult) for r in reply):
                 self._discard(worker, kill=True)
-                return ParseResult(
-                    error=f"the parser's result cannot be read: {_describe_exception(exc)}",
-                    elapsed=perf_counter() - start,
-                )
-            if status != "result" or not isinstance(result, ParseResult):
-                self._discard(worker, kill=True)
-                return ParseResult(
-                    error="the worker sent an unexpected message", elapsed=perf_counter() - start
-                )
-            return check_supported(result, self.name, completion)
+                results[todo[got]] = ParseResult(
+                    error=f"the parser's result cannot be read: {reply}"
+                    if isinstance(reply, str) else "the worker sent an unexpected message",
+                    elapsed=monotonic() - since)
+                return todo[got + 1:]
+            for r in reply[: len(todo) - got]:
+                results[todo[got]] = r
+                got += 1
+            sent = monotonic()
+        return []
 
     def close(self) -> None:
         """Stop the worker process (idempotent)."""

@@ -1,0 +1,110 @@
+"""The bench rows for ``reactfuzz bench --target``: a user's parser and what reaching it costs.
+
+A ``module:function`` target runs in a worker process, so every completion crosses a
+pipe. These rows time, side by side in alternating rounds: the parser's own parse in
+this process (the same call and adaptation the worker makes, with no process boundary),
+one completion per round trip (what a Hypothesis example pays), a batch per round trip
+(what exploration pays), and exploration per scenario with and without batches. The
+held target is a ratio measured in the same run: exploration per scenario within 15x
+the parser's own parse.
+"""
+
+from __future__ import annotations
+
+import statistics
+import time
+from collections.abc import Callable
+
+from .run import BenchRow, _alternating
+from .workloads import TEXT
+
+__all__ = ["EXPLORE_RATIO", "user_target_rows"]
+
+EXPLORE_RATIO = 15.0
+"""Exploration per scenario through the worker, at most this many times the own parse."""
+
+BATCH = 64
+
+
+def _in_process(spec: str, fmt: str) -> tuple[Callable[[str], object], Callable[[], object]]:
+    """The target's parse in this process (as a Step), and its bare call when it has one."""
+    from ..targets import FunctionTarget, load_target
+    from ..targets.callables import CallableTarget
+    from ..targets.user_code import _resolve_parser
+
+    tgt = load_target(spec, fmt)
+    if not isinstance(tgt, FunctionTarget):
+        return tgt.run, lambda: None
+    fn = _resolve_parser(spec, tgt.cwd)
+    tgt.close()
+    own = CallableTarget(fn, fmt, timeout=None, name=spec)  # no alarm: the call alone
+
+    def bare() -> object:
+        try:
+            return fn(TEXT)
+        except Exception as exc:  # a refusal is a parse too
+            return exc
+
+    return own.run, bare
+
+
+def user_target_rows(spec: str, fmt: str, *, quick: bool, rounds: int,
+                     abuses: list[str] | None,
+                     say: Callable[[str], None]) -> list[BenchRow]:
+    """Rows for ``spec``: own parse, round trip one at a time vs batched, exploration."""
+    from ..explore import ExploreConfig, explore
+    from ..targets import load_target
+
+    say(f"your target {spec}")
+    own, bare = _in_process(spec, fmt)
+    tgt = load_target(spec, fmt)
+    batch = [TEXT] * BATCH
+    calls = 40 if quick else 2000
+    try:
+        med = _alternating({"own": lambda: own(TEXT), "bare": bare,
+                            "one": lambda: tgt.run(TEXT), "batch": lambda: tgt.run_many(batch)},
+                           {"own": calls, "bare": calls, "one": calls,
+                            "batch": max(1, calls // BATCH)}, rounds)
+    finally:
+        tgt.close()
+    own_s, one_s, batch_s = med["own"], med["one"], med["batch"] / BATCH
+    rows = [
+        BenchRow(f"{spec}: own parse in process", own_s * 1e6, "us", 1.0, "itself", "", None,
+                 f"the worker's call and adaptation, no process; the bare call"
+                 f" {med['bare'] * 1e6:.1f} us"),
+        BenchRow(f"{spec}: one completion per round trip", one_s * 1e6, "us", one_s / own_s,
+                 "own parse", "", None, "what each Hypothesis example pays"),
+        BenchRow(f"{spec}: batched round trip, per completion", batch_s * 1e6, "us",
+                 batch_s / own_s, "own parse", "", None,
+                 f"{BATCH} completions a message; {one_s / batch_s:.1f}x less than one at a"
+                 " time"),
+    ]
+    # exploration with and without batches, alternating; the loop alone (no shrinking)
+    say(f"exploring {spec}")
+    cfg = ExploreConfig(target=spec, format=fmt, scenarios=400 if quick else 20_000, seed=1,
+                        pool_per_operator=2 if quick else 10, abuses=abuses, shrink=False)
+    per: dict[int, list[float]] = {1: [], BATCH: []}
+    failing: dict[int, set[int]] = {1: set(), BATCH: set()}
+    for _ in range(1 if quick else 3):
+        for size in per:
+            cfg.batch = size
+            t = time.perf_counter()
+            r = explore(cfg)
+            per[size].append(r.loop_seconds / r.scenarios if r.scenarios else
+                             time.perf_counter() - t)
+            failing[size].add(r.failing)
+    serial, batched = statistics.median(per[1]), statistics.median(per[BATCH])
+    same = failing[1] == failing[BATCH] and len(failing[1]) == 1
+    ratio = batched / own_s
+    versus = f" {batched / med['bare']:.0f}x the bare call;" if med["bare"] > 1e-7 else ""
+    rows += [
+        BenchRow(f"explore {spec}: per scenario, one per round trip", serial * 1e6, "us",
+                 serial / own_s, "own parse", "", None,
+                 f"{cfg.scenarios:,} scenarios, batch 1 (before batching)"),
+        BenchRow(f"explore {spec}: per scenario, batched", batched * 1e6, "us", ratio,
+                 "own parse", f"<= {EXPLORE_RATIO:g}x", ratio <= EXPLORE_RATIO,
+                 f"batch {BATCH}; {serial / batched:.1f}x faster than batch 1;{versus}"
+                 f" same failing count: {'yes' if same else 'NO'}"
+                 f" ({', '.join(map(str, sorted(failing[1] | failing[BATCH])))})"),
+    ]
+    return rows

@@ -1,0 +1,112 @@
+"""Batched user targets: ``run_many`` sends completions to the worker in one message and
+gives exactly what ``run`` gives one by one, time limit, hangs and crashes included; the
+exploration that parses in batches is the same run, seed for seed, as one that does not."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from reactfuzz.explore import ExploreConfig, explore
+from reactfuzz.targets import FunctionTarget, ParseResult, load_target
+
+MISBEHAVING = '''\
+import os, signal
+
+def parse(text):
+    if text == "hang":
+        while True:
+            pass
+    if text == "segfault":
+        os.kill(os.getpid(), signal.SIGSEGV)
+    if text == "raise":
+        raise KeyError("no action")
+    if text.startswith("Answer:"):
+        return ("final", text[len("Answer:"):].strip())
+    return ("action", ("search", text))
+'''
+
+
+@pytest.fixture
+def agent_dir(tmp_path: Path) -> Path:
+    (tmp_path / "misbehaving.py").write_text(MISBEHAVING)
+    return tmp_path
+
+
+def _same(r: ParseResult) -> ParseResult:
+    """A result without its timing, which no two runs share."""
+    return replace(r, elapsed=0.0)
+
+
+def test_a_batch_gives_what_run_gives_one_by_one(agent_dir: Path) -> None:
+    batch = ["Answer: 1", "raise", "find x", "hang", "Answer: 2", "segfault", "find y",
+             "Answer: 3"]
+    with load_target("misbehaving:parse", "bracket", cwd=agent_dir, timeout=0.2) as target:
+        assert isinstance(target, FunctionTarget)
+        start = time.perf_counter()
+        batched = target.run_many(batch)
+        took = time.perf_counter() - start
+        restarts = target.restarts
+        one_by_one = [target.run(c) for c in batch]
+    assert [_same(r) for r in batched] == [_same(r) for r in one_by_one]
+    hung, died = batched[3], batched[5]
+    assert hung.timed_out and 0.2 <= hung.elapsed < 1.0
+    assert died.error is not None and died.error.startswith("worker died: exit code -11")
+    assert batched[1].error == "KeyError: 'no action'"
+    assert batched[0].step is not None and batched[0].step.answer == "1"
+    assert batched[7].step is not None and batched[7].step.answer == "3"  # after both
+    assert restarts == 2  # one new worker after the hang, one after the crash
+    assert took < 1.5  # the hang cost its own time limit, not one per completion after it
+
+
+def test_a_batch_of_ordinary_completions_costs_no_restart(agent_dir: Path) -> None:
+    batch = [f"find {i}" for i in range(200)] + ["Answer: done"]
+    with load_target("misbehaving:parse", "bracket", cwd=agent_dir) as target:
+        assert isinstance(target, FunctionTarget)
+        results = target.run_many(batch)
+        assert target.restarts == 0
+        assert target.run_many([]) == []
+    assert [r.step.action.raw for r in results[:-1]] == [  # type: ignore[union-attr]
+        f"find {i}" for i in range(200)]
+    assert results[-1].step is not None and results[-1].step.answer == "done"
+
+
+def test_run_many_of_an_in_process_target_is_run_on_each() -> None:
+    with load_target("classic-bracket", "bracket") as target:
+        texts = ["Thought: a\nAction: search[x]", "Answer: 42", "nothing"]
+        assert [_same(r) for r in target.run_many(texts)] == [
+            _same(target.run(t)) for t in texts]
+
+
+def test_batched_exploration_is_the_serial_run(agent_dir: Path) -> None:
+    """A broken user parser explored with batches finds exactly what one-at-a-time finds."""
+    (agent_dir / "broken.py").write_text(
+        "import re\n"
+        "def parse(text):\n"
+        "    m = re.search(r'Answer:(.*)', text, re.S)\n"
+        "    if m:\n"
+        "        return ('final', m.group(1).strip())\n"
+        "    m = re.search(r'Action: (\\w+)\\[(.*)\\]', text, re.S)\n"
+        "    return ('action', (m.group(1), m.group(2)))\n"
+    )
+    cfg = ExploreConfig(target="broken:parse", scenarios=300, seed=3, pool_per_operator=2,
+                        abuses=["injected.answer-label-in-thought", "malformed.empty"],
+                        shrink_examples=10, cwd=str(agent_dir))
+    serial = explore(replace(cfg, batch=1))
+    batched = explore(cfg)
+    assert serial.failing > 0 and serial.findings  # the parser is broken: something to find
+    assert batched.failing == serial.failing
+    assert [f.model_dump() for f in batched.findings] == [f.model_dump() for f in serial.findings]
+
+
+def test_without_a_time_limit_a_crash_is_still_pinned_on_its_completion(
+    agent_dir: Path,
+) -> None:
+    with load_target("misbehaving:parse", "bracket", cwd=agent_dir, timeout=None) as target:
+        results = target.run_many(["find a", "find b", "segfault", "Answer: c"])
+    assert [r.step.action.raw for r in results[:2]] == ["find a", "find b"]  # type: ignore[union-attr]
+    assert results[2].error is not None and results[2].error.startswith("worker died")
+    assert results[3].step is not None and results[3].step.answer == "c"
