@@ -83,17 +83,33 @@ def _value(value: Any, depth: int, active: set[int]) -> Any:
     return value
 
 
+def _same(new: Any, old: Any) -> bool:
+    """Whether sanitising kept ``old`` as it was (the same objects, item by item)."""
+    if new is old:
+        return True
+    return (type(new) is tuple and type(old) is tuple and len(new) == len(old)
+            and all(n is o for n, o in zip(new, old)))
+
+
 def _step(step: Step) -> Step:
+    """``step`` made safe; the very same object when nothing in it had to change (the
+    common case, and no copy is made per call)."""
     thought = bounded_text(step.thought) if isinstance(step.thought, str) else ""
     if step.action is not None:
         a = step.action
         active: set[int] = set()
         args = tuple(_value(v, 1, active) for v in a.args) if a.args is not None else None
         names = tuple(bounded_text(str(n)) for n in a.names) if a.names is not None else None
-        action = Action(bounded_text(a.tool), bounded_text(a.raw), args, names)
-        return replace(step, thought=thought, action=action)
+        tool, raw = bounded_text(a.tool), bounded_text(a.raw)
+        if (thought is step.thought and tool is a.tool and raw is a.raw
+                and _same(args, a.args) and _same(names, a.names)):
+            return step
+        return replace(step, thought=thought, action=Action(tool, raw, args, names))
     if step.answer is not None:
-        return replace(step, thought=thought, answer=bounded_text(step.answer))
+        answer = bounded_text(step.answer)
+        if thought is step.thought and answer is step.answer:
+            return step
+        return replace(step, thought=thought, answer=answer)
     assert step.invalid is not None
     invalid = replace(step.invalid, message=bounded_text(str(step.invalid.message)))
     return replace(step, thought=thought, invalid=invalid)
@@ -106,7 +122,8 @@ def sanitise_result(result: ParseResult) -> ParseResult:
             return replace(result, error=bounded_text(result.error))
         return result
     try:
-        return replace(result, step=_step(result.step))
+        step = _step(result.step)
+        return result if step is result.step else replace(result, step=step)
     except Exception as exc:
         return ParseResult(
             error=f"the parser's result cannot be read: {type(exc).__name__}",
