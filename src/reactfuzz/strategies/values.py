@@ -216,11 +216,12 @@ REAL_TEXT: tuple[str, ...] = (
     "it's", "the user's invoice", "O'Hare", 'say "hi"', "it's \"fine\"", "a\\b",
     "C:\\Users\\ana", "50% off", "Zürich", "naïve café", "Ærøskøbing", "東京の請求書",
     "refund 🎉", "👍", "\u00e9t\u00e9 d'\u00e9t\u00e9", "l'été", "won't", "rock 'n' roll",
+    "https://example.com/inv/7", "1/2 off",
 )
 """Free text as users write it: apostrophes, double quotes, backslashes, non-ASCII letters,
-CJK and emoji, simplest first (``it's``: a lone apostrophe). Not drawn for ordinary
-arguments, whose values stay plain words so a finding names the operator that made it;
-the ``content.*`` operators draw from here."""
+CJK, emoji and slashes (some encoders write ``/`` as ``\\/``), simplest first (``it's``: a
+lone apostrophe). Not drawn for ordinary arguments, whose values stay plain words so a
+finding names the operator that made it; the ``content.*`` operators draw from here."""
 
 
 def real_text() -> st.SearchStrategy[str]:

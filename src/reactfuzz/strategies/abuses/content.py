@@ -91,35 +91,48 @@ def mixed_text(fmt: Format) -> st.SearchStrategy[str]:
     return st.lists(piece, min_size=2, max_size=4).map(" ".join)
 
 
-def _written_object(obj: dict[str, Any], how: str, ascii_only: bool) -> str:
+ESCAPES = ("as-is", "ascii", "solidus", "ascii+solidus")
+"""How JSON strings are escaped: as ``json.dumps(ensure_ascii=False)`` writes them, with
+``\\u`` escapes for what is not ASCII (``ensure_ascii=True``, surrogate pairs beyond
+the BMP), with ``/`` written ``\\/`` (as PHP's ``json_encode`` does), or both: the
+same JSON strings, which a decoder that repairs something else may decode differently."""
+
+
+def _written_object(obj: dict[str, Any], how: str, escapes: str = "as-is") -> str:
     """The arguments object written ``how``: valid JSON (``compact``, ``indented``) or a
     syntax lenient decoders accept (``trailing-comma``, ``bare-keys``, ``single-quotes``,
-    ``python``)."""
+    ``python``), its strings escaped as :data:`ESCAPES` says."""
+    ascii_only = "ascii" in escapes
+    if how == "python":  # a Python literal has no `\\/` and its own escapes
+        return repr(obj)
+
     def value(v: Any) -> str:
         return json.dumps(v, ensure_ascii=ascii_only)
 
     if how == "indented":
-        return json.dumps(obj, indent=2, ensure_ascii=ascii_only)
-    if how == "trailing-comma":
-        return value(obj)[:-1] + ",}"
-    if how == "bare-keys":
-        return "{" + ", ".join(f"{k}: {value(v)}" for k, v in obj.items()) + "}"
-    if how == "single-quotes":  # JSON5 strings: ' delimits, an inner ' is escaped
+        text = json.dumps(obj, indent=2, ensure_ascii=ascii_only)
+    elif how == "trailing-comma":
+        text = value(obj)[:-1] + ",}"
+    elif how == "bare-keys":
+        text = "{" + ", ".join(f"{k}: {value(v)}" for k, v in obj.items()) + "}"
+    elif how == "single-quotes":  # JSON5 strings: ' delimits, an inner ' is escaped
         def single(v: Any) -> str:
             if not isinstance(v, str):
                 return value(v)
             return "'" + value(v)[1:-1].replace('\\"', '"').replace("'", "\\'") + "'"
-        return "{" + ", ".join(f"{single(k)}: {single(v)}" for k, v in obj.items()) + "}"
-    if how == "python":
-        return repr(obj)
-    return value(obj)
+        text = "{" + ", ".join(f"{single(k)}: {single(v)}" for k, v in obj.items()) + "}"
+    else:
+        text = value(obj)
+    # outside strings JSON has no '/', so every one is inside a string
+    return text.replace("/", "\\/") if "solidus" in escapes else text
 
 
 @register_abuse(
     "content.mixed-text", family="content",
     description="a free-text argument, or a final answer, mixing real text with the "
     "format's own strings on one line (`O'Hare ] </function> 🎉`, `Actions: [ it's`), "
-    "written as the format writes it: compact, with `\\u` escapes, or over several lines",
+    "written as the format writes it: compact or over several lines, with `\\u` and "
+    "`\\/` escapes or without",
     why="a reader that finds a label or a closing tag anywhere, or one line of a "
     "pretty-printed object, misreads only some combinations of piece and layout",
     expects="the intended call, or the intended answer, exactly",
@@ -144,9 +157,9 @@ def _mixed_text(ctx: Context) -> Writing:
     "content.lenient-json", family="content",
     description="JSON arguments holding real text, in a syntax lenient decoders read and "
     "JSON does not: single quotes, a trailing comma, bare keys, a Python dict; with or "
-    "without `\\u` escapes",
+    "without `\\u` and `\\/` escapes",
     why="a JSON5 or repair decoder reads the syntax, then decodes the text wrong: an "
-    "escaped emoji as two lone surrogates, a quote as the end of the string",
+    "escaped emoji as two lone surrogates, `\\/` as a backslash and a slash",
     expects="the intended call, or refused (unparseable / malformed-arg)",
     applies=lambda f: f.family.json_arguments,
     breaks_none_because="no classic regex design reads JSON arguments",
@@ -168,13 +181,14 @@ def _with_value(ctx: Context, base: Call, name: str, value: str) -> Call:
 
 def _rewritten(ctx: Context, value: str, ways: list[str],
                expect: Expectation | None = None) -> Writing:
-    """A call carrying ``value`` whose arguments object is written one of ``ways`` (with
-    or without ``\\u`` escapes); the text around it stays as the format writes it."""
+    """A call carrying ``value`` whose arguments object is written one of ``ways``, its
+    strings escaped one of :data:`ESCAPES`; the text around it stays as the format writes
+    it."""
     base, name = free_call(ctx)
     intent = _with_value(ctx, base, name, value)
     how = ctx.draw(st.sampled_from(ways))
-    ascii_only = ctx.draw(st.booleans())
+    escapes = ctx.draw(st.sampled_from(ESCAPES))
     text = ctx.render(intent)
     start, end, obj = args_object(text, intent)
-    written = text[:start] + _written_object(obj, how, ascii_only) + text[end:]
+    written = text[:start] + _written_object(obj, how, escapes) + text[end:]
     return Writing(intent, written, expect)
