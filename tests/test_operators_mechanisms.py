@@ -331,3 +331,25 @@ def test_a_call_lost_from_a_clean_text_is_its_own_root_cause() -> None:
                              refusable=False)
     broken = outcome_signature("hijacked-answer", Finished("x"), meant, (meant,), "x", fmt)
     assert lost != broken and "carries" in lost
+
+
+def test_two_ways_of_decoding_a_string_wrong_are_two_root_causes() -> None:
+    """Lone surrogates and a kept backslash are different decoder bugs, and neither is
+    "another value": one run keeps one finding per root cause, so they must not merge."""
+    from reactfuzz.dispatch import Executed
+    from reactfuzz.engine.rootcause import outcome_signature
+    from reactfuzz.model import Call
+
+    fmt = get_format("tool-call")
+
+    def signature(meant: str, ran: str) -> str:
+        want, got = Call.named("search", query=meant), Call.named("search", query=ran)
+        return outcome_signature("wrong-call", Executed(got), want, (want,), "x", fmt)
+
+    surrogates = signature("refund \U0001f389", "refund \ud83c\udf89")
+    backslash = signature("https://example.com/a", "https:\\/\\/example.com\\/a")
+    other = signature("it's", 'it"s')
+    assert surrogates == "decoded to lone surrogates"
+    assert backslash == "kept an escape's backslash"
+    assert len({surrogates, backslash, other}) == 3
+    assert signature("a\\b", "ab") != backslash  # a backslash lost is not one kept

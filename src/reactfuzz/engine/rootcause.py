@@ -67,14 +67,27 @@ def text_shape(text: str) -> str:
     return _SPACE.sub(" ", _WORD.sub("a", text))[:40]
 
 
+def _lone_surrogates(text: str) -> bool:
+    return any("\ud800" <= c <= "\udfff" for c in text)
+
+
 def _arg_difference(ran: Call, meant: Call) -> str:
-    """The smallest description of how the arguments that ran differ from the meant ones."""
+    """The smallest description of how the arguments that ran differ from the meant ones.
+
+    Two ways of decoding a string wrong are told apart from any other value, since they
+    are different bugs of a decoder: an escaped character beyond the BMP read as two lone
+    surrogates, and an escape left undecoded (a backslash the meant text does not hold).
+    """
     got, want = [str(a) for a in ran.args], [str(a) for a in meant.args]
     if len(got) != len(want):
         return "more arguments" if len(got) > len(want) else "fewer arguments"
     for g, w in zip(got, want):
         if g == w:
             continue
+        if _lone_surrogates(g) and not _lone_surrogates(w):
+            return "decoded to lone surrogates"
+        if g.count("\\") > w.count("\\") and g.replace("\\", "") == w.replace("\\", ""):
+            return "kept an escape's backslash"
         if w and w in g:
             return f"kept {text_shape(g.replace(w, '', 1))!r}"
         if g in w:
