@@ -110,6 +110,9 @@ def test_bench_quick_reports_every_target(tmp_path) -> None:
     assert any(n.startswith("RSS after") for n in names)
     by_name = {r.name: r for r in result.rows}
     assert "3 completions from" in by_name["parse grammar, your completions"].note
+    # the held pipeline row leaves the size family out; the row beside it keeps it
+    assert "the size family left out" in by_name["full pipeline per scenario"].note
+    assert by_name["full pipeline per scenario, size operators too"].target == ""
     assert all(by_name[n].ratio for n in names if n.startswith("parse grammar, "))
     assert result.load_before is not None and result.load_after is not None
     md = render_bench(result, markdown=True)
