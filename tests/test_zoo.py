@@ -103,4 +103,5 @@ def test_default_run_finds_the_real_defect(module: str, bug: str, runs_dir: Path
     found = _run(module, "default", runs_dir).findings
     # pinned by check and mechanism (the operator that writes it), not by exact text
     assert any(f["check"] == r.check and r.abuse in ("*", f["abuse"])
+               and r.signature in (f.get("signature") or "")
                for f in found for r in rows), f"{bug}: no finding from {[r.abuse for r in rows]}"

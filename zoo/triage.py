@@ -14,7 +14,9 @@ __all__ = ["TRIAGE", "Triage", "classify"]
 
 
 class Triage(NamedTuple):
-    """One triaged finding pattern: parser, check, abuse (``*`` any) and what it is."""
+    """One triaged finding pattern: parser, check, abuse (``*`` any) and what it is;
+    ``signature``, when given, must be part of the finding's root-cause signature (one
+    operator and check can reach two bugs that fail differently)."""
 
     module: str
     check: str
@@ -23,6 +25,7 @@ class Triage(NamedTuple):
     bug: str
     mechanism: str
     ground_truth: str = ""
+    signature: str = ""
 
 
 # The classes: a defect is a bug a maintainer would accept; a judgement call is behaviour
@@ -55,9 +58,10 @@ _J_DUPLICATE = ("a key given twice: Python's json keeps the last value (RFC 8259
 
 
 def _rows(module: str, klass: str, bug: str, mechanism: str, checks_abuses: str,
-          ground_truth: str = "") -> tuple[Triage, ...]:
+          ground_truth: str = "", signature: str = "") -> tuple[Triage, ...]:
     """Rows for one bug: ``checks_abuses`` is ``check@abuse`` pairs separated by spaces."""
-    return tuple(Triage(module, *pair.split("@"), klass, bug, mechanism, ground_truth)
+    return tuple(Triage(module, *pair.split("@"), klass, bug, mechanism, ground_truth,
+                        signature)
                  for pair in checks_abuses.split())
 
 
@@ -74,6 +78,14 @@ TRIAGE: tuple[Triage, ...] = (
            " no-hijacked-answer@variant.case",
            "xorbitsai/inference PR 1098 (the same raw-text fallback in another Qwen ReAct"
            " parser, fixed there as a bug)"),
+    *_rows("qwen_react", _D, "qwen-json5-fallback-surrogates",
+           "Action Input is decoded by json_loads: json.loads first, and when the JSON is"
+           " not strict (a trailing comma, bare keys, single quotes: what json5 accepts on"
+           " purpose) json5 0.17.3, which reads the JSON escape of a character beyond the BMP"
+           " ('\\ud83c\\udf89', an emoji) as two lone surrogates: the tool gets a string"
+           " that cannot be encoded as UTF-8",
+           "no-wrong-call@content.lenient-json",
+           "dpranke/pyjson5 PR 110 (surrogate pairs not recombined)"),
     *_rows("qwen_react", _J, "qwen-last-action-wins",
            "rfind('\\nAction:'): of two actions in one turn the last runs, the first is dropped",
            "no-wrong-call@injected.second-action"),
@@ -107,9 +119,16 @@ TRIAGE: tuple[Triage, ...] = (
            " no-hijacked-answer@injected.unicode-line-break"
            " no-hijacked-answer@injected.answer-and-action"
            " no-hijacked-answer@fabricated.observation"
-           " no-hijacked-answer@fabricated.observation-no-stop",
+           " no-hijacked-answer@fabricated.observation-no-stop"
+           " no-hijacked-answer@content.mixed-text no-hijacked-answer@content.lenient-json",
            "xorbitsai/inference issue 1099 (no Observation stop word: the model invents the"
            " result and the answer)"),
+    *_rows("lagent_react", _D, "lagent-action-label-anywhere",
+           "`Action:(.*?)\\n` (react.py) is unanchored and its last match names the tool: an"
+           " argument line that ends in 'Action:' or 'Action: <tool>' (an argument spread"
+           " over lines, as models pretty-print JSON) names the tool from inside the input:"
+           " an unknown tool, or another tool run with the first one's arguments",
+           "no-silent-drop@content.mixed-text no-wrong-call@content.mixed-text"),
     *_rows("lagent_react", _J, "lagent-greedy-input",
            "`Action Input:(.*)` with DOTALL runs from the first 'Action Input:' to the end:"
            " a thought quoting an inline action makes the real input invalid JSON; lagent"
@@ -158,9 +177,16 @@ TRIAGE: tuple[Triage, ...] = (
            " character outside the BMP ('\\ud83c\\udf89', an emoji) as two lone"
            " surrogates instead of one character: the tool gets a string that cannot be"
            " encoded as UTF-8 (json.loads reads it right)",
-           "no-wrong-call@content.real-text",
-           "the bug is json5's; qwen-agent reaches it for every escaped emoji or CJK"
-           " extension character a model writes"),
+           "no-wrong-call@content.real-text no-wrong-call@content.mixed-text"
+           " no-wrong-call@content.lenient-json",
+           "dpranke/pyjson5 PR 110 (the bug is json5's; qwen-agent reaches it for every"
+           " escaped emoji or CJK extension character a model writes)"),
+    *_rows("qwen_nous", _J, "qwen-tag-in-string",
+           "the message is split at every '</tool_call>' (nous_fncall_prompt.py), one inside"
+           " a JSON string included: the arguments are cut there and the call is refused"
+           " (qwen-agent's fallback makes a call with no name); in Qwen's stack the closing"
+           " tag is a special token a model writes only to end a call",
+           "no-silent-drop@content.mixed-text"),
     *_rows("qwen_nous", _F, "fa-format-think-in-answer", _FA_THINK,
            "no-hijacked-answer@clean.render"),
     *_rows("qwen_nous", _J, "qwen-json5-slow",
@@ -187,13 +213,15 @@ TRIAGE: tuple[Triage, ...] = (
            "the formatter replaces every ' with \" before json.loads: an apostrophe inside"
            " an argument ('it's') breaks the JSON, the call is dropped and the message text,"
            " tag included, is the answer",
-           "no-hijacked-answer@content.real-text",
+           "no-hijacked-answer@content.real-text no-hijacked-answer@content.mixed-text"
+           " no-wrong-call@content.lenient-json",
            "camel-ai/camel issue 4169 and issue 541"),
     *_rows("camel_hermes", _F, "fa-format-think-in-answer", _FA_THINK,
            "no-hijacked-answer@clean.render"),
     *_rows("camel_hermes", _J, "tag-broken-json-is-message", _J_BROKEN_JSON,
            "no-hijacked-answer@malformed.unbalanced-bracket"
-           " no-hijacked-answer@malformed.unbalanced-quote"),
+           " no-hijacked-answer@malformed.unbalanced-quote"
+           " no-hijacked-answer@content.lenient-json"),
     *_rows("camel_hermes", _F, "fa-operator-tag-edit", _FA_TAG_EDIT,
            "no-hijacked-answer@malformed.invalid-json no-hijacked-answer@extra.duplicate-name"
            " no-hijacked-answer@label.odd-line-break"),
@@ -224,7 +252,8 @@ TRIAGE: tuple[Triage, ...] = (
     *_rows("camel_function", _J, "tag-broken-json-is-message", _J_BROKEN_JSON,
            "no-hijacked-answer@malformed.unbalanced-bracket"
            " no-hijacked-answer@malformed.unbalanced-quote"
-           " no-hijacked-answer@malformed.invalid-json"),
+           " no-hijacked-answer@malformed.invalid-json"
+           " no-hijacked-answer@content.lenient-json"),
     *_rows("camel_function", _F, "fa-operator-tag-edit", _FA_TAG_EDIT,
            "no-hijacked-answer@extra.duplicate-name no-hijacked-answer@label.odd-line-break"),
     *_rows("camel_function", _J, "tag-found-anywhere", _J_TAG_ANYWHERE,
@@ -302,6 +331,22 @@ TRIAGE: tuple[Triage, ...] = (
            " no-hijacked-answer@injected.unicode-line-break",
            "stanfordnlp/dspy issues 8379 and 8901 (the same header-per-line matching, the"
            " other way round: a header inside a line is missed)"),
+    *_rows("dspy_chat", _D, "json-repair-surrogate-pairs",
+           "next_tool_args is read with json_repair 0.64.6: strict JSON goes to json.loads,"
+           " but JSON it has to repair (a trailing comma, bare keys, single quotes) goes"
+           " through its own string decoder, which reads '\\ud83c\\udf89' (an escaped"
+           " emoji) as two lone surrogates: a string the tool cannot encode",
+           "no-wrong-call@content.lenient-json",
+           "mangiucugna/json_repair issue 227 (closed; still in 0.64.6)",
+           signature="lone surrogates"),
+    *_rows("dspy_chat", _D, "json-repair-kept-escape",
+           "the same repair path leaves the valid escape '\\/' (a '/' as PHP-style"
+           " encoders write it) undecoded: 'https:\\/\\/...' reaches the tool with its"
+           " backslashes, a silently different argument",
+           "no-wrong-call@content.lenient-json",
+           "mangiucugna/json_repair issue 195 and issue 62 (valid escapes altered while"
+           " repairing)",
+           signature="backslash"),
     *_rows("dspy_chat", _J, "dspy-json-repair-lenient",
            "next_tool_args is read with json_repair, which keeps '{}' of '{}\"query\": ...}'"
            " and drops the rest: the call is refused for a missing argument rather than for"
@@ -336,6 +381,7 @@ def classify(module: str, finding: dict[str, Any]) -> tuple[str, str]:
     """The triage class and bug id of one finding (``untriaged`` when no row matches)."""
     for row in TRIAGE:
         if (row.module == module and row.check == finding["check"]
-                and row.abuse in ("*", finding["abuse"])):
+                and row.abuse in ("*", finding["abuse"])
+                and row.signature in (finding.get("signature") or "")):
             return row.klass, row.bug
     return "untriaged", ""
