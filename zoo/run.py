@@ -74,17 +74,20 @@ def format_path(parser: ZooParser) -> str:
     return parser.format
 
 
-def fuzz(parser: ZooParser, scale: str, out: Path, *, fmt: str | None = None) -> RunResult:
-    """Run ``reactfuzz fuzz`` on one zoo parser at one scale and read its JSON report."""
+def fuzz(parser: ZooParser, scale: str, out: Path, *, fmt: str | None = None,
+         abuses: tuple[str, ...] = ()) -> RunResult:
+    """Run ``reactfuzz fuzz`` on one zoo parser at one scale (only ``abuses``, when given)
+    and read its JSON report."""
     fmt = fmt or format_path(parser)
-    report = out / f"{parser.module}-{scale}.json"
+    only = "".join(f"-{a}" for a in abuses)
+    report = out / f"{parser.module}-{scale}{only}.json"
     cmd = [sys.executable, "-m", "reactfuzz", "fuzz", "--target", f"zoo.{parser.module}:parse",
            "--format", fmt, "--seed", "1", "--no-corpus", "--json", str(report), "-q",
-           *SCALES[scale]]
+           *SCALES[scale], *(x for a in abuses for x in ("--abuse", a))]
     start = time.perf_counter()
     proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
     seconds = time.perf_counter() - start
-    (out / f"{parser.module}-{scale}.txt").write_text(proc.stdout + proc.stderr)
+    report.with_suffix(".txt").write_text(proc.stdout + proc.stderr)
     if proc.returncode not in (0, 1) or not report.is_file():
         raise RuntimeError(f"{' '.join(cmd)} exited {proc.returncode}: {proc.stderr.strip()}")
     data = json.loads(report.read_text())
