@@ -60,9 +60,9 @@ def _label_in_arg(ctx: Context) -> Writing:
     expects="refused; a truncated call never runs",
     breaks_none_because="the cut leaves no closing bracket (refused), or in action-input a "
     "shorter valid input that every parser reads alike: a protocol finding, not a parser's",
+    applies=lambda f: bool(f.stop), needs="a stop sequence the client sends",
 )
 def _stop_in_arg(ctx: Context) -> Writing:
-    assume(ctx.fmt.stop)
     base, name = free_call(ctx)
     stop = ctx.draw(st.sampled_from(ctx.fmt.stop))
     value = f"what{'' if stop.startswith(chr(10)) else ' '}{stop} means"
