@@ -207,3 +207,29 @@ def test_counter_totals_from_older_logs_and_explorations() -> None:
     assert not status.startswith("[") and "a · exploring" in status and "5,000 ex" in status
     assert "ETA" not in status
     printer.close()
+
+
+def test_study_progress_reaches_its_total_when_a_cell_has_no_example() -> None:
+    """A cell whose operator can write nothing (the tools have no free-text argument) is
+    still counted, so ``[i/N]`` ends at N, and the plain line says it was skipped."""
+    from reactfuzz.engine.study import run_study
+    from reactfuzz.tools import ToolRegistry, default_registry
+
+    def no_free_text() -> ToolRegistry:
+        return ToolRegistry([default_registry()["get_time"]])
+
+    events: list[ev.CellFinished] = []
+    out = io.StringIO()
+    printer = ProgressPrinter(out)
+
+    def emit(e: ev.EngineEvent) -> None:
+        printer(e)
+        if isinstance(e, ev.CellFinished):
+            events.append(e)
+
+    result = run_study(designs=["classic"], abuses=["clean.render", "content.real-text"],
+                       examples=2, registry_factory=no_free_text, emit=emit)
+    assert [(e.done, e.total) for e in events] == [(1, 2), (2, 2)]
+    assert len(result.cells) == 1  # the empty cell is no cell of the matrix
+    assert "[2/2] classic × content.real-text (no example could be written: skipped)" \
+        in out.getvalue()

@@ -76,10 +76,11 @@ def run_study(
             if not ABUSES[abuse].applies_to(design.format):
                 continue
             cell = _trial(design, registry, abuse, examples, seed)
-            if cell.n == 0:
+            done += 1  # counted either way, so progress reaches its total
+            if cell.n == 0:  # the operator could write no example here: no cell
+                emit(CellFinished(name, abuse, done, total, 0, 0))
                 continue
             cells.append(cell)
-            done += 1
             emit(CellFinished(name, abuse, done, total, cell.bad(), cell.n))
     result = StudyResult(
         designs=list(designs), abuses=ops, cells=cells, seed=seed,

@@ -221,8 +221,10 @@ class ProgressPrinter:
             self._bad += event.bad
             self._current = f"{event.design} × {event.abuse}"
             if not self.tty or self.verbose:
+                tally = (f"{event.bad}/{event.n} not ok" if event.n
+                         else "no example could be written: skipped")
                 self._say(f"  [{event.done}/{event.total}] {event.design} × {event.abuse}"
-                          f" ({event.bad}/{event.n} not ok)")
+                          f" ({tally})")
             self._refresh()
         elif isinstance(event, FindingFound):
             self._finding(event)
