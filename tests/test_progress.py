@@ -104,6 +104,15 @@ def test_tty_prints_findings_above_the_live_line() -> None:
     assert not any(s.startswith("[1/3] classic · injected.delimiter:") for s in screens)
 
 
+def test_a_finding_line_is_cut_not_wrapped_on_a_narrow_terminal() -> None:
+    printer, out, clock = _tty(40)
+    _run(printer, clock)
+    screens = _screens(out.getvalue())
+    found = [s for s in screens if "FINDING" in s]
+    assert len(found) == 1 and len(found[0]) <= 40 and found[0].endswith("…")
+    assert max(len(s) for s in screens) <= 40
+
+
 def test_plain_stream_is_one_line_per_finished_operator() -> None:
     out, clock = io.StringIO(), _Clock()
     printer = ProgressPrinter(out, clock=clock)

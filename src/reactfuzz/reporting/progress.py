@@ -180,13 +180,18 @@ class ProgressPrinter:
         # area as it was last drawn, which would show the state before this event
         self._progress.refresh()
 
-    def _say(self, text: str, style: str = "") -> None:
-        """One line, above the live area on a terminal."""
+    def _say(self, text: str, style: str = "", *, cut: bool = False) -> None:
+        """One line, above the live area on a terminal; ``cut`` ends it with ``…`` at the
+        terminal's width instead of folding it onto the next line."""
         if self.tty:
             from rich.text import Text
 
-            self.console.print(Text(text, style=style or ""), soft_wrap=False,
-                               overflow="fold")
+            if cut:
+                self.console.print(Text(text, style=style or ""), soft_wrap=False,
+                                   no_wrap=True, overflow="ellipsis")
+            else:
+                self.console.print(Text(text, style=style or ""), soft_wrap=False,
+                                   overflow="fold")
         else:
             self.console.print(text, style=style or None, soft_wrap=True)
 
@@ -310,7 +315,7 @@ class ProgressPrinter:
             limit = max(12, self.console.width - len(lead))
         else:
             limit = _LIMIT
-        self._say(lead + visible(f.completion, limit=limit), style)
+        self._say(lead + visible(f.completion, limit=limit), style, cut=not self.verbose)
         self._refresh()
 
     # -- phases (bench) -----------------------------------------------------------------
