@@ -242,3 +242,13 @@ def test_study_progress_reaches_its_total_when_a_cell_has_no_example() -> None:
     assert len(result.cells) == 1  # the empty cell is no cell of the matrix
     assert "[2/2] classic × content.real-text (no example could be written: skipped)" \
         in out.getvalue()
+
+
+@pytest.mark.parametrize(("flag", "coloured"), [("always", True), ("never", False)])
+def test_study_takes_color_as_fuzz_does(flag: str, coloured: bool, tmp_path, capsys) -> None:
+    from reactfuzz.cli import main
+
+    code = main(["study", "--design", "classic", "--abuse", "clean.render", "-n", "2",
+                 "--out", str(tmp_path), "--color", flag])
+    assert code == 0
+    assert bool(SGR.search(capsys.readouterr().err)) is coloured

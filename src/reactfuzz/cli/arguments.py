@@ -228,6 +228,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="where study.md and study.html go (default reactfuzz-study)")
     s.add_argument("--quiet", "-q", action="store_true", help="no progress on stderr")
     s.add_argument("--verbose", "-v", action="store_true", help=_VERBOSE)
+    s.add_argument("--color", choices=["auto", "always", "never"], default="auto",
+                   help="colour the progress (auto: on a terminal, unless NO_COLOR is set)")
     s.set_defaults(func=_command("study", "_cmd_study"))
 
     s = sub.add_parser("bench", help="measure parsers, generators and the engine side by side")

@@ -23,7 +23,9 @@ def _cmd_study(args: argparse.Namespace) -> int:
     if args.examples < 1:
         raise UsageError("--examples must be at least 1")
     check_outputs([], [("--out", args.out)])
-    progress = None if args.quiet else ProgressPrinter(sys.stderr, verbose=args.verbose)
+    progress = None if args.quiet else ProgressPrinter(
+        sys.stderr, verbose=args.verbose,
+        color={"always": True, "never": False}.get(args.color))
     try:
         result = run_study(designs=args.design or STUDY_DESIGNS,
                            abuses=_expand_abuses(args.abuse), examples=args.examples,
