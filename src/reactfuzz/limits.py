@@ -10,6 +10,7 @@ caller's error class (a :class:`~reactfuzz.errors.ReactfuzzError`).
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import re
@@ -25,6 +26,7 @@ __all__ = [
     "MAX_JSONL_BYTES",
     "MAX_REGEX_SIZE",
     "check_depth",
+    "cut_text",
     "id_problem",
     "load_json_text",
     "read_user_file",
@@ -213,3 +215,12 @@ def regex_size(pattern: str) -> int:
             stack[-1] += 1
         i += 1
     return sum(stack)
+
+
+def cut_text(text: str, limit: int, keep: int) -> str:
+    """``text``, or its first ``keep`` characters and a marker with its length and SHA-256
+    when it is longer than ``limit``: bounded, and two long texts still told apart."""
+    if len(text) <= limit:
+        return text
+    digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+    return f"{text[:keep]}... [truncated: {len(text)} chars, sha256 {digest}]"

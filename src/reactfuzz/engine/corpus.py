@@ -22,7 +22,7 @@ from typing import Any, Final, Literal
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field, ValidationError
 
 from ..errors import InputFileError
-from ..limits import id_problem, load_json_text, read_user_file
+from ..limits import cut_text, id_problem, load_json_text, read_user_file
 from ..model import Call, FinalAnswer, Intent, to_jsonable
 from ..oracle import Acceptable
 from ..parsers import PARSERS
@@ -229,10 +229,7 @@ _BOUNDED_FIELDS: Final = ("observed", "expected", "explanation", "signature")
 
 
 def _bounded(text: str, limit: int = MAX_FIELD_CHARS) -> str:
-    if len(text) <= limit:
-        return text
-    digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:16]
-    return f"{text[:limit - 80]}... [truncated: {len(text)} chars, sha256 {digest}]"
+    return cut_text(text, limit, limit - 80)
 
 
 def bounded_finding(finding: Finding) -> Finding:

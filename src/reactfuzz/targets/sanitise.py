@@ -10,10 +10,10 @@ so it is still a finding, only a bounded one.
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import replace
 from typing import Any
 
+from ..limits import cut_text
 from ..model import Action, Step
 from .base import ParseResult
 
@@ -31,10 +31,7 @@ _KEEP = 200
 def bounded_text(text: str, limit: int = MAX_VALUE_CHARS) -> str:
     """``text``, or its start and a marker with its length and SHA-256 when it is longer
     than ``limit`` characters."""
-    if len(text) <= limit:
-        return text
-    digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:16]
-    return f"{text[:_KEEP]}... [truncated: {len(text)} chars, sha256 {digest}]"
+    return cut_text(text, limit, _KEEP)
 
 
 def _marker(value: Any, what: str) -> str:
