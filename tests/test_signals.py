@@ -496,3 +496,38 @@ def test_sigkill_with_workers_keeps_what_finished_operators_found(tmp_path: Path
     assert _wait_gone(_session(proc.pid)) == []
     on_disk = [p for p, _ in iter_corpus(tmp_path / "corpus")]
     assert on_disk, "a finished operator's findings were lost with the parent"
+
+
+def test_a_signal_inside_a_gc_callback_is_remembered_not_raised() -> None:
+    """Python prints an exception raised in a garbage-collector callback ("Exception
+    ignored in ...", a traceback on stderr) and drops it: the handler remembers the stop
+    there instead, and the search raises it before its next example."""
+    import gc
+    import signal as _signal
+    import sys as _sys
+
+    from reactfuzz.engine import signals
+
+    seen: list[str] = []
+
+    def callback(phase: str, info: dict) -> None:
+        if phase == "start" and not seen:
+            try:
+                signals._interrupt(_signal.SIGINT, _sys._getframe())
+                seen.append("returned")
+            except KeyboardInterrupt:
+                seen.append("raised")
+
+    signals.reset_stop()
+    gc.callbacks.append(callback)
+    try:
+        gc.collect()
+    finally:
+        gc.callbacks.remove(callback)
+    assert seen == ["returned"]
+    with pytest.raises(KeyboardInterrupt):
+        signals.check_stop()
+    signals.reset_stop()
+    with pytest.raises(KeyboardInterrupt):  # anywhere else it interrupts at once
+        signals._interrupt(_signal.SIGINT, _sys._getframe())
+    signals.reset_stop()

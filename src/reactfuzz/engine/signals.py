@@ -9,6 +9,7 @@ raised, so what is on disk and what the reports say stay the same.
 from __future__ import annotations
 
 import contextlib
+import gc
 import signal
 from collections.abc import Iterator
 from typing import Any
@@ -33,10 +34,23 @@ def _kind(signum: int) -> type[KeyboardInterrupt]:
     return Terminated if signum == signal.SIGTERM else KeyboardInterrupt
 
 
+def _in_gc_callback(frame: Any) -> bool:
+    """Whether ``frame`` runs inside a garbage-collector callback (Hypothesis installs
+    one): Python prints an exception raised there as "Exception ignored" and drops it."""
+    codes = {getattr(cb, "__code__", None) for cb in gc.callbacks}
+    while frame is not None:
+        if frame.f_code in codes:
+            return True
+        frame = frame.f_back
+    return False
+
+
 def _interrupt(signum: int, frame: Any) -> None:
     kind = _kind(signum)
     if not _PENDING:
         _PENDING.append(kind)
+    if gc.callbacks and _in_gc_callback(frame):
+        return  # remembered: the search raises it before its next example
     raise kind
 
 
