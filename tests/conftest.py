@@ -77,6 +77,12 @@ SLOW: dict[str, str] = {
         "a user-target run twice, once with two worker processes",
     "test_families_tag.py::test_template_format_reads_back_what_it_writes":
         "reads back many renderings of a template format through Lark",
+    "test_targets.py::test_the_spawn_start_method_works_too":
+        "starts a fresh interpreter for the worker (the fork path stays in the fast tier)",
+    "test_bench_sizes.py::test_a_quadratic_parser_fails_its_exponent_and_a_linear_one_passes":
+        "times parsers on texts up to hundreds of kilobytes",
+    "test_determinism.py::test_the_pin_is_undone_after_a_run":
+        "a whole fuzz run (the fast tier keeps the same-seed check of this file)",
 }
 
 
