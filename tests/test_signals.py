@@ -235,6 +235,31 @@ def test_signals_wait_while_findings_and_reports_are_written() -> None:
 
 
 @POSIX
+def test_a_signal_once_the_run_finished_waits_for_the_reports(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # the moment after the last event and before the reports is a real window (the CI
+    # suite below hit it with two workers); here the signal lands exactly in it
+    from reactfuzz.cli import main
+    from reactfuzz.engine import RunFinished
+    from reactfuzz.reporting import json as json_reports
+
+    class SignalOnFinish(json_reports.NdjsonLog):
+        def __call__(self, event: Any) -> None:
+            super().__call__(event)
+            if isinstance(event, RunFinished):
+                signal.raise_signal(signal.SIGINT)
+
+    monkeypatch.setattr("reactfuzz.reporting.NdjsonLog", SignalOnFinish)
+    code = main(["fuzz", "--parser", "classic-bracket", "--abuse", "malformed.empty",
+                 "--max-examples", "5", "-q", "--no-replay", "--corpus", str(tmp_path / "c"),
+                 "--events", str(tmp_path / "e.ndjson"), "--json", str(tmp_path / "r.json")])
+    assert code == 130
+    reported = {load_finding_data(f).filename
+                for f in json.loads((tmp_path / "r.json").read_text())["findings"]}
+    assert reported and reported == {p.name for p, _ in iter_corpus(tmp_path / "c")}
+
+
+@POSIX
 def test_a_signal_whose_exception_is_lost_still_stops_the_search() -> None:
     from reactfuzz.engine.signals import check_stop
 

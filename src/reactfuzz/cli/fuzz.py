@@ -98,7 +98,7 @@ def _fuzz_targets(args: argparse.Namespace) -> list[str]:
 
 
 def _cmd_fuzz(args: argparse.Namespace) -> int:
-    from ..engine import FuzzConfig, run_fuzz
+    from ..engine import FuzzConfig, RunFinished, run_fuzz
     from ..reporting import NdjsonLog, ProgressPrinter, render_console
 
     if args.max_examples < 1:
@@ -130,26 +130,28 @@ def _cmd_fuzz(args: argparse.Namespace) -> int:
     if log is not None:
         sinks.append(log)
 
-    def emit(event: EngineEvent) -> None:
-        for s in sinks:
-            s(event)
+    from ..engine.signals import sigterm_interrupts
 
-    from ..engine.signals import deferred_signals, sigterm_interrupts
+    with sigterm_interrupts() as interrupts:  # a CI cancel stops the run as Ctrl-C does
+        def emit(event: EngineEvent) -> None:
+            if isinstance(event, RunFinished):
+                interrupts.hold()  # the run is over: a signal now waits for the reports
+            for s in sinks:
+                s(event)
 
-    try:
-        with sigterm_interrupts():  # a CI cancel stops the run as Ctrl-C does
+        try:
             if args.explore:
                 return _explore(args, config, emit)
             summary = run_fuzz(config, emit, workers=args.workers)
-    finally:
-        if printer is not None:
-            printer.close()  # the live area comes down however the run ended
-        if log is not None:
-            log.close()
-    # every report is written whole, whatever signal arrives meanwhile
-    with deferred_signals(reraise=False) as got:
+        finally:
+            if printer is not None:
+                printer.close()  # the live area comes down however the run ended
+            if log is not None:
+                log.close()
+        interrupts.hold()  # every report is written whole, whatever signal arrives meanwhile
         _write_reports(summary, args)
         print(render_console(summary, color=_color(args)))
+    got = interrupts.held
     if got and not summary.interrupted:
         print("reactfuzz: stopped by a signal while writing the reports; they are complete",
               file=sys.stderr)

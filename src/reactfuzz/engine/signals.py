@@ -16,8 +16,8 @@ from typing import Any
 
 from ..targets.processes import in_main_thread
 
-__all__ = ["Terminated", "check_stop", "deferred_signals", "request_stop", "reset_stop",
-           "sigterm_interrupts"]
+__all__ = ["Interrupts", "Terminated", "check_stop", "deferred_signals", "request_stop",
+           "reset_stop", "sigterm_interrupts"]
 
 
 class Terminated(KeyboardInterrupt):
@@ -28,6 +28,23 @@ _PENDING: list[type[KeyboardInterrupt]] = []
 """The stop asked for by a signal, until the run ends: an exception raised by a handler
 can be lost (Python only prints one raised inside a garbage-collector callback, as
 Hypothesis installs), so the search also looks here before every example."""
+
+
+class Interrupts:
+    """What :func:`sigterm_interrupts` yields. Once :meth:`hold` is called a signal is
+    noted in :attr:`held` instead of raised: from the moment a run has finished until
+    its reports are written, a Ctrl-C must not cost the reports."""
+
+    def __init__(self) -> None:
+        self.holding = False
+        self.held: list[int] = []
+
+    def hold(self) -> None:
+        self.holding = True
+
+
+_ACTIVE: list[Interrupts] = []
+"""The :class:`Interrupts` of the :func:`sigterm_interrupts` block in force, if any."""
 
 
 def _kind(signum: int) -> type[KeyboardInterrupt]:
@@ -46,6 +63,9 @@ def _in_gc_callback(frame: Any) -> bool:
 
 
 def _interrupt(signum: int, frame: Any) -> None:
+    if _ACTIVE and _ACTIVE[-1].holding:
+        _ACTIVE[-1].held.append(signum)
+        return
     kind = _kind(signum)
     if not _PENDING:
         _PENDING.append(kind)
@@ -74,17 +94,21 @@ def check_stop() -> None:
 
 
 @contextlib.contextmanager
-def sigterm_interrupts() -> Iterator[None]:
+def sigterm_interrupts() -> Iterator[Interrupts]:
     """While active (main thread only), SIGTERM raises :class:`Terminated` and SIGINT a
-    ``KeyboardInterrupt``, and either is remembered until the block ends."""
+    ``KeyboardInterrupt``, and either is remembered until the block ends; after
+    :meth:`Interrupts.hold` both are only noted."""
+    control = Interrupts()
     if not in_main_thread():
-        yield
+        yield control
         return
     _PENDING.clear()
     previous = {s: signal.signal(s, _interrupt) for s in (signal.SIGINT, signal.SIGTERM)}
+    _ACTIVE.append(control)
     try:
-        yield
+        yield control
     finally:
+        _ACTIVE.remove(control)
         for s, handler in previous.items():
             signal.signal(s, handler)
         _PENDING.clear()
