@@ -260,6 +260,46 @@ def test_a_signal_once_the_run_finished_waits_for_the_reports(
 
 
 @POSIX
+@pytest.mark.parametrize("mode", [[], ["--explore", "300", "--workers", "2"]])
+def test_a_signal_while_the_reports_are_written_loses_none(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, mode: list[str]) -> None:
+    from reactfuzz import reporting
+    from reactfuzz.cli import main
+
+    write_json = reporting.write_json
+
+    def signal_then_write(*args: Any, **kwargs: Any) -> Any:
+        signal.raise_signal(signal.SIGTERM)
+        return write_json(*args, **kwargs)
+
+    monkeypatch.setattr(reporting, "write_json", signal_then_write)
+    code = main(["fuzz", "--parser", "classic-bracket", *mode, "--abuse", "malformed.empty",
+                 "--max-examples", "5", "-q",
+                 "--no-replay", "--seed", "1", "--corpus", str(tmp_path / "c"),
+                 "--json", str(tmp_path / "r.json"), "--junit", str(tmp_path / "r.xml")])
+    assert code == 143
+    assert json.loads((tmp_path / "r.json").read_text())["findings"]
+    assert (tmp_path / "r.xml").exists()
+
+
+
+def _signal_handlers(config: Any) -> tuple[Any, Any]:
+    return signal.getsignal(signal.SIGINT), signal.getsignal(signal.SIGTERM)
+
+
+@POSIX
+def test_exploration_workers_leave_signals_to_their_parent(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # a worker that kept the parent's handler printed a traceback when the pool ended it
+    from reactfuzz.engine import explore
+
+    monkeypatch.setattr(explore, "_explore_worker", _signal_handlers)
+    with sigterm_interrupts():
+        got = explore.explore_parallel(explore.ExploreConfig(target="classic-bracket"), 2)
+    assert got == [(signal.SIG_IGN, signal.SIG_DFL)] * 2
+
+
+@POSIX
 def test_a_signal_whose_exception_is_lost_still_stops_the_search() -> None:
     from reactfuzz.engine.signals import check_stop
 

@@ -139,10 +139,12 @@ def _cmd_fuzz(args: argparse.Namespace) -> int:
             for s in sinks:
                 s(event)
 
+        explored = ""
         try:
             if args.explore:
-                return _explore(args, config, emit)
-            summary = run_fuzz(config, emit, workers=args.workers)
+                summary, explored = _explore(args, config, emit)
+            else:
+                summary = run_fuzz(config, emit, workers=args.workers)
         finally:
             if printer is not None:
                 printer.close()  # the live area comes down however the run ended
@@ -151,6 +153,8 @@ def _cmd_fuzz(args: argparse.Namespace) -> int:
         interrupts.hold()  # every report is written whole, whatever signal arrives meanwhile
         _write_reports(summary, args)
         print(render_console(summary, color=_color(args)))
+        if explored:
+            print(explored)
     got = interrupts.held
     if got and not summary.interrupted:
         print("reactfuzz: stopped by a signal while writing the reports; they are complete",
@@ -173,12 +177,13 @@ def _resolve_auto_format(config: FuzzConfig, *, quiet: bool) -> FuzzConfig:
     return replace(config, format=choice.format, format_fit=False)
 
 
-def _explore(args: argparse.Namespace, config: FuzzConfig, emit: EventSink) -> int:
-    """``fuzz --explore N``: the fast mode, one target, optionally over workers."""
+def _explore(args: argparse.Namespace, config: FuzzConfig,
+             emit: EventSink) -> tuple[RunSummary, str]:
+    """``fuzz --explore N``: the fast mode, one target, optionally over workers; the
+    summary and a line on its speed."""
     from ..engine.fit import check_fit
     from ..explore import ExploreConfig, explore_parallel, explore_summary
     from ..formats import get_format
-    from ..reporting import render_console
     from ..targets import load_tools
 
     if len(config.targets) != 1:
@@ -195,12 +200,10 @@ def _explore(args: argparse.Namespace, config: FuzzConfig, emit: EventSink) -> i
     results = explore_parallel(ec, args.workers, emit)
     summary = explore_summary(ec, results)
     scen, loop = summary.examples, summary.elapsed
-    _write_reports(summary, args)
-    print(render_console(summary, color=_color(args)))
-    print(f"explore: {scen} scenarios in {loop:.2f}s over {len(results)} worker(s):"
-          f" {scen / loop:,.0f} scenarios/s (pool of {sum(r.pool for r in results)} bases"
-          f" built in {max(r.pool_seconds for r in results):.1f}s)")
-    return summary.exit_code
+    return summary, (
+        f"explore: {scen} scenarios in {loop:.2f}s over {len(results)} worker(s):"
+        f" {scen / loop:,.0f} scenarios/s (pool of {sum(r.pool for r in results)} bases"
+        f" built in {max(r.pool_seconds for r in results):.1f}s)")
 
 
 def _color(args: argparse.Namespace) -> bool:

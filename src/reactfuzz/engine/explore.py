@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import random
 import re
+import signal
 import time
 from dataclasses import dataclass, field, replace
 
@@ -285,6 +286,13 @@ def _explore_worker(config: ExploreConfig) -> ExploreResult:
     return explore(config)
 
 
+def _init_explore_worker() -> None:
+    """Signals are the parent's business: a Ctrl-C stops the parent, which ends the pool
+    with SIGTERM, and a worker ends on it without the handler it inherited."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+
+
 def explore_parallel(config: ExploreConfig, workers: int,
                      emit: EventSink | None = None) -> list[ExploreResult]:
     """Exploration over ``workers`` processes with disjoint seeds (seed, seed+1, ...)."""
@@ -294,7 +302,7 @@ def explore_parallel(config: ExploreConfig, workers: int,
         return [explore(config, emit)]
     ctx = mp.get_context("fork") if "fork" in mp.get_all_start_methods() else mp.get_context()
     configs = [replace(config, seed=config.seed + i) for i in range(workers)]
-    with ctx.Pool(workers) as pool:
+    with ctx.Pool(workers, initializer=_init_explore_worker) as pool:
         results = pool.map(_explore_worker, configs)
     if emit is not None:
         for r in results:
