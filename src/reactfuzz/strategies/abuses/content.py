@@ -69,11 +69,13 @@ _PROBE = Call.named("probe", query="zqxprobeqxz")
 @lru_cache(maxsize=64)
 def special_pieces(fmt: Format) -> tuple[str, ...]:
     """The format's special strings as a value may hold them on one line: its labels, its
-    delimiters, the call tag it closes with, brackets and a fence; never a stop sequence
-    (the provider cuts there: ``injected.stop-in-argument``) nor a line break
-    (``injected.unicode-line-break``)."""
+    delimiters, the call tag it closes with and its think tags, brackets and a fence;
+    never a stop sequence (the provider cuts there: ``injected.stop-in-argument``) nor a
+    line break (``injected.unicode-line-break``)."""
     probe = render(_PROBE, fmt)
     tags = [f"</{fmt.tag}>", f"<{fmt.tag}>"] if f"</{fmt.tag}>" in probe else []
+    if f"</{fmt.think_tag}>" in render(_PROBE, fmt, thought="t"):  # a reader may split there
+        tags += [f"</{fmt.think_tag}>", f"<{fmt.think_tag}>"]
     # whole lines the writer puts around a call or an answer: headers, tags, fences
     lines = [line.strip() for text in (probe, render(FinalAnswer("zqxprobeqxz"), fmt))
              for line in text.split("\n") if "probe" not in line and len(line) <= 40]
