@@ -94,6 +94,8 @@ APPLIES = {
     # only where the answer is a finish action
     "prose.plain-answer": {"paper", "json-blob", "json-blob-fenced", "react-single", "dspy-react"},
     "prose.opens-with-stop": {f for f, fmt in BUILTIN_FORMATS.items() if fmt.stop},
+    # a bare JSON completion has no thought to repeat a call's start in
+    "size.repeated-call-start": set(BUILTIN_FORMATS) - {"json-bare"},
     # only where the action's JSON holds more than the arguments object
     "layout.pretty-action": {"json-blob", "json-blob-fenced", "tool-call", "json-bare"},
     # a tag, section or bare-JSON format writes no `Label:`: nothing to vary, emphasise or pad

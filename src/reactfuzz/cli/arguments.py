@@ -153,11 +153,13 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--seed", type=seed, help="the run's seed (printed; the same seed, the same"
                    " findings)")
     g.add_argument("--max-examples", type=count(1), default=60,
-                   help="examples per abuse operator and target (default 60)")
+                   help="examples per abuse operator and target (default 60); the longest"
+                   " inputs grow with it past 60")
     g.add_argument("--time-budget", type=seconds, metavar="SECONDS",
                    help="stop starting operators after this long")
     g.add_argument("--time-limit", type=seconds, default=1.0, metavar="SECONDS",
-                   help="per-parse limit; slower is a bounded-time finding (default 1)")
+                   help="per-parse limit (default 1); past 16 kB of input it grows with the"
+                   " length, so only super-linear parsing is a bounded-time finding")
     g.add_argument("--check", action="append", metavar="ID[,ID...]",
                    help="run only these checks (comma lists; repeatable)")
     g.add_argument("--exclude-check", action="append", metavar="ID[,ID...]",

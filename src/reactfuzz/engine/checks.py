@@ -28,6 +28,7 @@ from ..oracle import Verdict, same_answer
 from ..registry import Registry
 from ..render import written_form
 from ..strategies import Scenario
+from ..strategies.abuses.size import time_allowed
 from ..targets.adapters import REFUSED
 from ..tools import ToolRegistry
 from .rootcause import mask, outcome_signature
@@ -211,11 +212,12 @@ def _reference_time(text: str, fmt: Format) -> float:
        " of its input (catastrophic backtracking is a finding)")
 def _bounded_time(inp: CheckInput) -> Failure | None:
     n = len(inp.scenario.completion)
-    slow = inp.timed_out or inp.elapsed > inp.time_limit
+    allowed = time_allowed(n, inp.time_limit)  # past 16 kB, in proportion to the length
+    slow = inp.timed_out or inp.elapsed > allowed
     if inp.step is not None and inp.step.invalid is not None and inp.step.invalid.code == "timeout":
         slow = True
     if slow:
-        return Failure("timeout", f"parsing took longer than {inp.time_limit:g}s"
+        return Failure("timeout", f"parsing took longer than {allowed:.3g}s"
                        f" ({n} characters)", SEVERITY["timeout"], signature="slow parse")
     # super-linear parsing: a long text that takes far longer than the (linear) grammar
     # does on the same text, both timed in this process so machine load cancels out

@@ -17,13 +17,18 @@ from ..errors import UsageError
 from ..formats import Format, get_format
 from ..oracle import STRICT, Policy
 from ..strategies import ABUSES, abuse_ids
+from ..strategies.abuses.size import longest_run, time_allowed
 from ..targets import load_tools
 from ..tools import ToolRegistry
 from .checks import Check, get_checks
 from .corpus import iter_corpus
 
-__all__ = ["FuzzConfig", "Plan", "auto_dispatcher", "operator_seed", "require_applicable",
-           "resolve"]
+__all__ = ["DEFAULT_MAX_EXAMPLES", "FuzzConfig", "Plan", "auto_dispatcher", "operator_seed",
+           "require_applicable", "resolve"]
+
+
+DEFAULT_MAX_EXAMPLES = 60
+"""Examples per operator and target when nothing says otherwise (``--max-examples``)."""
 
 
 def auto_dispatcher(target: str) -> str:
@@ -42,7 +47,7 @@ class FuzzConfig:
     checks: list[str] | None = None
     abuses: list[str] | None = None
     seed: int | None = None
-    max_examples: int = 60
+    max_examples: int = DEFAULT_MAX_EXAMPLES
     time_budget: float | None = None
     corpus: str | None = None
     baseline: str | None = None
@@ -54,6 +59,18 @@ class FuzzConfig:
     hypothesis_db: str | None = None  # shared by workers and runs; then the seed is not used
     strict_protocol: bool = False  # protocol notes count as findings (and fail the run)
     format_fit: bool = True  # probe each target with clean renderings first (engine.fit)
+
+    @property
+    def size_scale(self) -> float:
+        """How many times the default budget this run has: the size operators' longest
+        inputs grow with it (a larger budget reaches where a quadratic parse shows)."""
+        return max(1.0, self.max_examples / DEFAULT_MAX_EXAMPLES)
+
+    @property
+    def hard_time_limit(self) -> float:
+        """When a call is stopped: the time the longest input of this run may take
+        (``time_limit`` at the default budget; see :func:`time_allowed`)."""
+        return time_allowed(longest_run(self.size_scale), self.time_limit)
 
 
 @dataclass(frozen=True)

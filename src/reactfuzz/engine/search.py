@@ -28,7 +28,7 @@ from hypothesis import strategies as st
 from hypothesis.errors import HypothesisWarning, Unsatisfiable
 
 from ..formats import Format
-from ..strategies import Scenario, scenarios
+from ..strategies import Scenario, Sizes, scenarios
 from ..targets import Target
 from ..tools import ToolRegistry
 from .checks import Check
@@ -77,6 +77,8 @@ def search(
     found: set[FailureKey] = set()  # failures raised in this round
     generated: set[FailureKey] = set()  # distinct failures step 1 found
     last_progress = [time.monotonic()]
+    sizes = Sizes(config.size_scale)
+    slow_parses = [0]  # in this pass over the budget
 
     database = None
     if config.hypothesis_db:
@@ -103,6 +105,12 @@ def search(
             return
         assert ex.check is not None
         key = (ex.check, ex.failure.kind, ex.failure.cause, ex.failure.signature)
+        if ex.failure.kind == "timeout":
+            # a slow parse is known after two: more long inputs cost seconds apiece and
+            # find nothing new, and shrinking keeps them long, so it is not tried
+            slow_parses[0] += 1
+            sizes.long = slow_parses[0] < 2
+            shrunk.add(key)
         if not raising[0]:
             stats.failures[ex.check] = stats.failures.get(ex.check, 0) + 1
             if key not in generated:
@@ -121,11 +129,13 @@ def search(
         raise cls(f"{ex.check}: {ex.failure.message}")
 
     def run(phases: list[Phase]) -> None:
+        sizes.long, slow_parses[0] = True, 0  # each pass draws what the first one drew
         test = settings(
             max_examples=config.max_examples, database=database, deadline=None,
             derandomize=False, report_multiple_bugs=True, verbosity=Verbosity.quiet,
             phases=phases, suppress_health_check=list(HealthCheck),
-        )(given(sc=scenarios(registry, fmt, abuses=[abuse], policy=config.policy),
+        )(given(sc=scenarios(registry, fmt, abuses=[abuse], policy=config.policy,
+                             sizes=sizes),
                 chunks=st.lists(st.integers(1, 12), min_size=1, max_size=4))(body))
         # Hypothesis ignores its database under @seed: a shared database trades the run's
         # exact reproducibility for memory across runs (findings still replay from files)

@@ -19,7 +19,7 @@ Public factories take keyword-only options; the abuse operators are registered b
 from __future__ import annotations
 
 from .abuses.fabricated import NO_STOP as NO_STOP
-from .catalogue import ABUSES, Abuse, Writing, abuse_ids, register_abuse
+from .catalogue import ABUSES, Abuse, Sizes, Writing, abuse_ids, register_abuse
 from .catalogue import ANY_REFUSAL as ANY_REFUSAL
 from .scenarios import Scenario, for_each_example, scenarios
 from .text import (
@@ -37,6 +37,7 @@ __all__ = [
     "LINE_BREAKS",
     "Abuse",
     "Scenario",
+    "Sizes",
     "Writing",
     "abuse_ids",
     "adversarial_pieces",

@@ -60,6 +60,17 @@ class Writing:
     core_end: int | None = None
 
 
+@dataclass
+class Sizes:
+    """How long the size operators' long inputs are in one search: ``scale`` times as
+    long as at the default budget (a larger budget reaches sizes where a quadratic parse
+    shows); ``long`` turns them off once the target has shown it is slow on them, since
+    more of them would only re-find that at seconds apiece."""
+
+    scale: float = 1.0
+    long: bool = True
+
+
 @dataclass(frozen=True)
 class Context:
     """What an operator writes with: the draw function, the format, the tools, the policy.
@@ -71,6 +82,7 @@ class Context:
     fmt: Format
     registry: ToolRegistry
     policy: Policy
+    sizes: Sizes = field(default_factory=lambda: Sizes())
 
     def call(self, pred: Callable[[Tool], bool] | None = None, **kw: Any) -> Call:
         tools = [t.name for t in self.registry if pred is None or pred(t)]

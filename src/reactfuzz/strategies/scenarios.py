@@ -21,7 +21,7 @@ from ..model import Intent
 from ..oracle import STRICT, Acceptable, Expectation, Policy, oracle
 from ..tools import ToolRegistry
 from . import abuses as _abuses  # noqa: F401  (registers the built-in operators)
-from .catalogue import ABUSES, ANY_REFUSAL, Context, abuse_ids
+from .catalogue import ABUSES, ANY_REFUSAL, Context, Sizes, abuse_ids
 
 __all__ = ["Scenario", "for_each_example", "scenarios"]
 
@@ -49,9 +49,11 @@ def scenarios(
     *,
     abuses: Sequence[str] | None = None,
     policy: Policy = STRICT,
+    sizes: Sizes | None = None,
 ) -> st.SearchStrategy[Scenario]:
     """Scenarios for ``fmt``: a drawn abuse operator applied to a drawn intent, the stop
-    sequence applied as the provider would, and the oracle's verdict on what is right."""
+    sequence applied as the provider would, and the oracle's verdict on what is right;
+    ``sizes`` says how long the size operators' long inputs are (see :class:`Sizes`)."""
     fmt = get_format(fmt)
     ids = list(abuses) if abuses is not None else abuse_ids(fmt)
     for i in ids:
@@ -60,14 +62,14 @@ def scenarios(
     ids = [i for i in ids if ABUSES[i].applies_to(fmt)]
     if not ids:
         raise ValueError(f"none of the abuses applies to format {fmt.name!r}")
-    return _scenarios(registry, fmt, st.sampled_from(ids), policy)
+    return _scenarios(registry, fmt, st.sampled_from(ids), policy, sizes or Sizes())
 
 
 @st.composite
 def _scenarios(draw: st.DrawFn, registry: ToolRegistry, fmt: Format,
-               ids: st.SearchStrategy[str], policy: Policy) -> Scenario:
+               ids: st.SearchStrategy[str], policy: Policy, sizes: Sizes) -> Scenario:
     op = ABUSES[draw(ids)]
-    writing = op.write(Context(draw, fmt, registry, policy))
+    writing = op.write(Context(draw, fmt, registry, policy, sizes))
     raw = writing.text
     stop = () if op.no_stop else fmt.stop
     completion, matched = apply_stop(raw, stop)

@@ -11,11 +11,15 @@ and brings a refusal down to the shortest run.
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from hypothesis import assume
 from hypothesis import strategies as st
 
-from ...model import Call
+from ...formats import Format
+from ...model import Call, FinalAnswer, Intent
 from ...oracle import Expectation
+from ...render import render, representable
 from ..catalogue import (
     ANY_REFUSAL,
     Context,
@@ -27,17 +31,37 @@ from ..catalogue import (
 from ..values import validates
 from ._parts import free_call
 
-__all__ = ["MAX_RUN", "run_length"]
+__all__ = ["MAX_RUN", "MAX_SCALED_RUN", "call_start", "longest_run", "run_length",
+           "time_allowed"]
 
 MAX_RUN = 16384
-"""The longest run an operator writes: a quadratic parse of it takes seconds."""
+"""The longest run an operator writes at the default budget: a quadratic parse of it
+takes seconds."""
+MAX_SCALED_RUN = 1 << 20
+"""The longest run at any budget (1 MiB, the top of ``bench --sizes``)."""
+
+
+def longest_run(size_scale: float) -> int:
+    """The long run at ``size_scale`` times the default budget: :data:`MAX_RUN` scaled,
+    at most :data:`MAX_SCALED_RUN`. Ten times the budget reaches ten times the length, where
+    a quadratic parse is a hundred times slower and a linear one ten times."""
+    return min(MAX_SCALED_RUN, int(MAX_RUN * max(1.0, size_scale)))
+
+
+def time_allowed(length: int, base: float) -> float:
+    """The time a parse of ``length`` characters may take: ``base`` up to :data:`MAX_RUN`
+    characters, then in proportion to the length, so a linear parser never runs out of
+    time on a longer input and a super-linear one does."""
+    return base * max(1.0, length / MAX_RUN)
 
 
 def run_length(ctx: Context) -> int:
-    """A run length: 1 to 64, or :data:`MAX_RUN` (shrinks towards 1)."""
+    """A run length: 1 to 64, or :func:`longest_run` while ``ctx.sizes`` allows long
+    runs (shrinks towards 1)."""
     # both drawn every time, so the shrinker turning the long run off shifts no later draw
     short = ctx.draw(st.integers(1, 64))
-    return MAX_RUN if ctx.draw(st.booleans()) else short
+    long = ctx.draw(st.booleans())
+    return longest_run(ctx.sizes.scale) if long and ctx.sizes.long else short
 
 
 def _label_words(ctx: Context) -> list[str]:
@@ -110,3 +134,50 @@ def _long_run(ctx: Context) -> Writing:
                        Expectation(ANY_REFUSAL))
     run = ctx.draw(st.sampled_from([" ", "\t", " \n"])) * n
     return Writing(intent, text[: at.end()] + run + text[at.end():], Expectation(ANY_REFUSAL))
+
+
+_MARK = "zqxthoughtqxz"
+_DONE = FinalAnswer("done")
+
+
+@lru_cache(maxsize=256)
+def call_start(fmt: Format, tool: str, params: tuple[str, ...]) -> str:
+    """How a call of ``tool`` begins as the format writes it, up to where its arguments
+    open, on one line (``Action: search[``, ``<tool_call> {"name": "search", "arguments":
+    {``, ``Actions: [{``); empty when the format writes no thought to put it in."""
+    call = Call.named(tool, **{p: "zqxprobeqxz" for p in params})
+    text = render(call, fmt, thought=_MARK)
+    at = text.find(_MARK)
+    if at < 0:
+        return ""
+    opened = fmt.family.args_start(text, fmt)
+    head = text[at + len(_MARK):opened + 1].split("\n")
+    # the lines that close the thought (a think block's closing tag) are not the call's
+    while head and (not head[0].strip() or head[0].startswith("</")):
+        head.pop(0)
+    return " ".join(line.strip() for line in head if line.strip())
+
+
+@register_abuse(
+    "size.repeated-call-start", family="size",
+    description="a thought repeating, on one line, how a call begins (`Action: search[`, "
+    "`<tool_call> {\"name\": ...`) without ever closing it, before the real call or answer",
+    why="`Label:[^\\[]*\\[(.*)\\]` or `<tag>(.*?)</tag>` tries every unclosed start and scans "
+    "to the end from each: quadratic in the repeats, seconds only on a long thought",
+    expects="the intended call or answer, or refused (the time is what counts)",
+    applies=lambda f: bool(call_start(f, "f", ("a",))),
+    needs="a thought to write the repeats in",
+    breaks_none_because="the classic regexes anchor the action at a line start or match "
+    "it once from the first label: linear in the thought",
+)
+def _repeated_call_start(ctx: Context) -> Writing:
+    intent: Intent = ctx.call(lambda t: single_arg_ok(ctx.fmt, t))
+    if ctx.draw(st.booleans()) and representable(_DONE, ctx.fmt):
+        intent = _DONE  # no call after the repeats: each start scans to the end
+    tool = ctx.draw(st.sampled_from([t.name for t in ctx.registry if t.required_names]))
+    spec = ctx.registry.get(tool)
+    assert spec is not None
+    start = call_start(ctx.fmt, tool, spec.required_names)
+    n = run_length(ctx)
+    thought = "x " + " ".join([start] * max(1, n // (len(start) + 1)))
+    return Writing(intent, ctx.render(intent, thought=thought), Expectation(ANY_REFUSAL))

@@ -1,0 +1,108 @@
+"""Sizes grow with the budget, and the time a parse may take grows with its input.
+
+Ten times the default budget writes inputs ten times as long and allows ten times the
+time on them: a linear parser keeps within it, a quadratic one (a hundred times slower)
+does not, so a larger budget finds super-linear parsing the default cannot see.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, Phase, given, settings
+from hypothesis import strategies as st
+
+from reactfuzz.engine import FuzzConfig, run_fuzz
+from reactfuzz.engine.config import DEFAULT_MAX_EXAMPLES
+from reactfuzz.formats import get_format
+from reactfuzz.strategies import Sizes, scenarios
+from reactfuzz.strategies.abuses.size import (
+    MAX_RUN,
+    MAX_SCALED_RUN,
+    call_start,
+    longest_run,
+    time_allowed,
+)
+from reactfuzz.tools import default_registry
+
+
+def test_the_longest_run_and_the_time_allowed_grow_together() -> None:
+    assert longest_run(0.2) == longest_run(1.0) == MAX_RUN  # never shorter than the default
+    assert longest_run(10.0) == 10 * MAX_RUN
+    assert longest_run(10_000.0) == MAX_SCALED_RUN
+    assert time_allowed(100, 1.0) == time_allowed(MAX_RUN, 1.0) == 1.0
+    assert time_allowed(10 * MAX_RUN, 0.5) == pytest.approx(5.0)
+
+
+def test_a_run_s_budget_sets_its_sizes_and_when_a_call_is_stopped() -> None:
+    default = FuzzConfig(targets=["classic-bracket"])
+    assert default.max_examples == DEFAULT_MAX_EXAMPLES
+    assert (default.size_scale, default.hard_time_limit) == (1.0, default.time_limit)
+    tenfold = FuzzConfig(targets=["classic-bracket"], max_examples=10 * DEFAULT_MAX_EXAMPLES,
+                         time_limit=0.5)
+    assert tenfold.size_scale == 10.0
+    assert tenfold.hard_time_limit == pytest.approx(5.0)
+
+
+@pytest.mark.parametrize("fmt, start", [
+    ("bracket", "Action: search["),
+    ("tool-call", '<tool_call> {"name": "search", "arguments": {'),
+    ("function-tag", "<function=search>{"),
+    ("action-input-json", "Action: search Action Input:"),
+])
+def test_a_call_start_is_how_the_format_opens_a_call_on_one_line(fmt: str, start: str) -> None:
+    assert call_start(get_format(fmt), "search", ("query",)) == start
+    assert call_start(get_format("json-bare"), "search", ("query",)) == ""  # no thought
+
+
+def _longest(sizes: Sizes, abuse: str) -> int:
+    longest = [0]
+
+    @settings(max_examples=30, database=None, deadline=None, phases=[Phase.generate],
+              suppress_health_check=list(HealthCheck))
+    @given(sc=scenarios(default_registry(), "bracket", abuses=[abuse], sizes=sizes),
+           _=st.just(None))
+    def draw(sc: object, _: None) -> None:
+        longest[0] = max(longest[0], len(sc.completion))  # type: ignore[attr-defined]
+
+    draw()
+    return longest[0]
+
+
+def test_the_size_operators_write_what_sizes_allow() -> None:
+    for abuse in ("size.long-argument", "size.repeated-call-start"):
+        # a run of MAX_RUN repeats of one or two characters, and the call around it
+        assert MAX_RUN <= _longest(Sizes(1.0), abuse) < 3 * MAX_RUN, abuse
+        assert 10 * MAX_RUN <= _longest(Sizes(10.0), abuse) < 30 * MAX_RUN, abuse
+        assert _longest(Sizes(10.0, long=False), abuse) < 1000, abuse  # after two slow parses
+
+
+# a parser whose time grows with the square of its input: 0.05 s at 16 kB (under the
+# default limit and the super-linear floor), 5 s at ten times that
+QUADRATIC = '''
+import time
+def parse(completion):
+    time.sleep(0.05 * (len(completion) / 16384) ** 2)
+    answer = completion.rfind("Answer:")
+    if answer >= 0:
+        return ("final", completion[answer + 7:].strip())
+    raise ValueError("no answer")
+'''
+
+
+@pytest.mark.slow
+def test_only_the_larger_budget_finds_a_quadratic_parse(tmp_path: Path) -> None:
+    (tmp_path / "quadratic.py").write_text(QUADRATIC)
+
+    def bounded_time_findings(max_examples: int) -> list[str]:
+        config = FuzzConfig(targets=["quadratic:parse"], format="bracket", cwd=str(tmp_path),
+                            checks=["bounded-time"], abuses=["size.repeated-call-start"],
+                            seed=1, max_examples=max_examples, time_limit=0.1,
+                            format_fit=False, replay_corpus=False)
+        return [json.dumps(f.model_dump(mode="json")) for f in run_fuzz(config).findings]
+
+    assert bounded_time_findings(DEFAULT_MAX_EXAMPLES) == []
+    found = bounded_time_findings(10 * DEFAULT_MAX_EXAMPLES)
+    assert len(found) == 1 and "longer than" in found[0]
