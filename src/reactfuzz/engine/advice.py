@@ -211,6 +211,11 @@ OPERATOR_ADVICE: Final[dict[str, _Fix]] = {
                                " punctuation included, as the format writes it."),
     "size.long-run": _Fix(LINEAR, "Allow blank lines and trailing spaces around the action"
                           " (strip each line's end before matching)."),
+    "size.repeated-call-start": _Fix(
+        "Find the action at a line start, once, and read it to its own end (a JSON decoder"
+        " on the call, not `Label:[^[]*\\[(.*)\\]` or `<tag>(.*?)</tag>` tried from every"
+        " opening in the text): an unclosed start quoted in a thought is then text, and the"
+        " time stays linear.", ANCHOR),
     "quoting.wrapped": _Fix(
         "Decode a quoted argument as its value (`\"Paris\"` means Paris) instead of"
         " running the tool with the quotes kept.", WHOLE_TEXT),
