@@ -260,7 +260,8 @@ def test_a_signal_once_the_run_finished_waits_for_the_reports(
 
 
 @POSIX
-@pytest.mark.parametrize("mode", [[], ["--explore", "300", "--workers", "2"]])
+@pytest.mark.parametrize("mode", [[], pytest.param(
+    ["--explore", "300", "--workers", "2"], marks=pytest.mark.slow, id="explore")])
 def test_a_signal_while_the_reports_are_written_loses_none(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, mode: list[str]) -> None:
     from reactfuzz import reporting
