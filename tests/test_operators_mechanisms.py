@@ -353,3 +353,55 @@ def test_two_ways_of_decoding_a_string_wrong_are_two_root_causes() -> None:
     assert backslash == "kept an escape's backslash"
     assert len({surrogates, backslash, other}) == 3
     assert signature("a\\b", "ab") != backslash  # a backslash lost is not one kept
+
+
+# --- json.call-shape, missing.close-tag, size.repeated-call-start ----------------------
+
+
+@pytest.mark.parametrize("fmt", ["tool-call", "json-blob"])
+def test_call_shape_catches_a_reader_that_wants_exactly_its_two_keys(fmt: str) -> None:
+    # qwen-agent's Nous reader: a call object without both keys is dropped without a word
+    sc = _caught(_text_is_answer(fmt), fmt, "json.call-shape", 100)
+    assert sc.completion.count("{") >= 1
+    _left_alone(_grammar(fmt), fmt, "json.call-shape", 60)
+
+
+def test_call_shape_writes_every_drift_of_the_call_object() -> None:
+    from reactfuzz.strategies.abuses.json_args import SHAPES, call_object_keys, drifted
+
+    call = {"name": "search", "arguments": {"query": "a"}}
+    assert call_object_keys(get_format("tool-call")) == ("name", "arguments")
+    assert call_object_keys(get_format("bracket")) is None  # no JSON call object
+    assert call_object_keys(get_format("function-tag")) is None  # the name is in the tag
+    written = {s: drifted(call, s, "name", "arguments") for s in SHAPES}
+    assert written["no-arguments"] == {"name": "search"}
+    assert written["other-arguments-key"] == {"name": "search", "parameters": {"query": "a"}}
+    assert written["extra-key"] == {"id": "call_1", **call}
+    assert written["function-wrapper"] == {"type": "function", "function": call}
+    assert json.loads(written["arguments-string"]["arguments"]) == {"query": "a"}
+    assert json.loads(written["call-string"]) == call
+    assert written["call-list"] == [call]
+
+
+@pytest.mark.parametrize("fmt", ["tool-call", "function-tag", "json-blob-fenced"])
+def test_a_missing_close_tag_catches_a_pattern_that_needs_it(fmt: str) -> None:
+    # camel's `<tool_call>...</tool_call>` and `<function=...>...</function>` readers
+    sc = _caught(_text_is_answer(fmt), fmt, "missing.close-tag", 60)
+    assert not sc.completion.rstrip().endswith(("</tool_call>", "</function>", "```"))
+    _left_alone(_grammar(fmt), fmt, "missing.close-tag", 40)
+
+
+def _lazy_across_openers(text: str) -> Step:
+    """camel's Hermes reader: `<tool_call>\\s*({.*?})\\s*</tool_call>` with DOTALL, from the
+    first opener anywhere; JSON it cannot decode makes the text a message."""
+    m = re.search(r"<tool_call>\s*({.*?})\s*</tool_call>", text, re.DOTALL)
+    try:
+        return _blob_step(json.loads(m.group(1))) if m else Step(answer=text)
+    except ValueError:
+        return Step(answer=text)
+
+
+def test_repeated_call_starts_catch_a_pattern_tried_from_every_opener() -> None:
+    sc = _caught(_lazy_across_openers, "tool-call", "size.repeated-call-start", 60)
+    assert sc.completion.count("<tool_call>") >= 2
+    _left_alone(_grammar("tool-call"), "tool-call", "size.repeated-call-start", 30)

@@ -94,6 +94,8 @@ APPLIES = {
     # only where the answer is a finish action
     "prose.plain-answer": {"paper", "json-blob", "json-blob-fenced", "react-single", "dspy-react"},
     "prose.opens-with-stop": {f for f, fmt in BUILTIN_FORMATS.items() if fmt.stop},
+    # calls written as a JSON object of a tool key and an arguments key
+    "json.call-shape": {"json-blob", "json-blob-fenced", "tool-call", "json-bare"},
     # a bare JSON completion has no thought to repeat a call's start in
     "size.repeated-call-start": set(BUILTIN_FORMATS) - {"json-bare"},
     # only where the action's JSON holds more than the arguments object

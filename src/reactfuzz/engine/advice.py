@@ -94,6 +94,10 @@ WHOLE_TEXT: Final = ("Take a free-text argument exactly as written: no quote swa
 LINEAR: Final = ("Remove nested or overlapping quantifiers (`(\\s*\\w*\\s*)*`, `\\s*$` after"
                  " `.*`), or parse with a grammar, and run user-facing regexes with a"
                  " timeout (`regex` module `timeout=`).")
+CALL_SHAPE: Final = ("Decode the call object once and check its shape: read the shapes"
+                     " you document and refuse any other with a message the model can act"
+                     " on; never drop a call without a word, show it as the answer, or index"
+                     " into a value that is not an object.")
 MULTILINE_ARG: Final = ("Read the action's value up to the next label line (DOTALL, or a"
                         " JSON decoder on the whole field), so an argument spread over"
                         " several lines is not cut at its first line.")
@@ -159,6 +163,10 @@ OPERATOR_ADVICE: Final[dict[str, _Fix]] = {
         "Refuse an action without its `Action Input:` line (or with an empty one when the"
         " tool needs an argument) instead of running the tool with no input.",
         "Accept the `Action Input:` line with the spacing and case the format allows."),
+    "missing.close-tag": _Fix(
+        "Read a call whose closing tag or fence is missing at the end of the message (decode"
+        " the JSON after the opening tag, whatever its spacing) or refuse it with a reason;"
+        " never show the raw call to the user as the answer.", CALL_SHAPE),
     "extra.positional": _Fix(BIND, "Bind declared optional parameters in order; refuse only"
                              " values beyond the declared ones."),
     "extra.undeclared-name": _Fix(
@@ -238,6 +246,7 @@ OPERATOR_ADVICE: Final[dict[str, _Fix]] = {
         "Treat only the format's own answer form as the answer; an action named like the"
         " answer word is an unknown tool to refuse, not the end of the run.", NAMES),
     "json.nested": _Fix(UNWRAP, UNWRAP),
+    "json.call-shape": _Fix(CALL_SHAPE, CALL_SHAPE),
     "json.comment": _Fix(STRICT_JSON, STRICT_JSON),
     "json.label-in-string": _Fix(
         "Decode the JSON value before looking for labels, so a line break and a label"

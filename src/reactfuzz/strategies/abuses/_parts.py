@@ -13,7 +13,7 @@ from ...model import Call
 from ...tools import Tool
 from ..catalogue import Context, free_params, single_arg_ok
 
-__all__ = ["MARK", "args_object", "free_call", "render_with"]
+__all__ = ["MARK", "args_object", "free_call", "outer_value", "render_with"]
 
 MARK = "zqxmarkqxz"
 """A placeholder argument value: rendered, then replaced with the operator's own writing."""
@@ -63,3 +63,22 @@ def args_object(text: str, call: Call) -> tuple[int, int, dict[str, Any]]:
         at = text.find("{", at + 1)
     assume(False)
     raise AssertionError("unreachable")  # pragma: no cover
+
+
+def outer_value(text: str, call: Call) -> tuple[int, int] | None:
+    """Where the JSON value that holds ``call``'s arguments object starts and ends, when it
+    holds more than that object (a wrapper or a list around it); else ``None``."""
+    decoder = json.JSONDecoder()
+    a_start, a_end, _ = args_object(text, call)
+    best: tuple[int, int] | None = None
+    for at, ch in enumerate(text[:a_start]):
+        if ch not in "[{":
+            continue
+        try:
+            _, end = decoder.raw_decode(text, at)
+        except ValueError:
+            continue
+        if end >= a_end:
+            best = (at, end)  # the first (outermost) value around the arguments
+            break
+    return best

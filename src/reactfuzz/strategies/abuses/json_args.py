@@ -8,16 +8,21 @@ extra and duplicate keys, single quotes and trailing commas are the ``missing.*`
 from __future__ import annotations
 
 import json
+from functools import lru_cache
 from typing import Any
 
 from hypothesis import assume
 from hypothesis import strategies as st
 
+from ...formats import Format
 from ...model import Call
 from ...oracle import Expectation
-from ..catalogue import ANY_REFUSAL, Context, Writing, register_abuse
+from ...render import render
+from ..catalogue import ANY_REFUSAL, Context, Writing, register_abuse, single_arg_ok
 from ..values import validates
-from ._parts import args_object, free_call
+from ._parts import args_object, free_call, outer_value
+
+_PROBE = Call.named("probe", query="zqxprobeqxz")
 
 
 def _blob(ctx: Context, call: Call) -> tuple[str, int, int, dict[str, Any]]:
@@ -96,3 +101,83 @@ def _label_in_string(ctx: Context) -> Writing:
     assume(validates(ctx.registry, intent))
     text = ctx.render(intent).replace("\\n" + label, "\n" + label, 1)
     return Writing(intent, text, Expectation(frozenset({"unparseable", "ambiguous"})))
+
+
+_OTHER_ARGS_KEYS = ("arguments", "parameters", "input", "args", "action_input")
+"""Where protocols put a call's arguments: a model trained on one writes its key in another."""
+SHAPES = ("no-arguments", "other-arguments-key", "extra-key", "function-wrapper",
+          "arguments-string", "call-string", "call-list")
+"""How a call object drifts from ``{tool_key: name, args_key: {...}}``: the arguments key
+left out (a tool without parameters), another protocol's arguments key, an ``id`` or
+``type`` key added, OpenAI's ``{"type": "function", "function": {...}}`` wrapper, the
+arguments as a JSON string (as OpenAI's API carries them), the whole call as a JSON
+string, or a list of one call."""
+
+
+@lru_cache(maxsize=64)
+def call_object_keys(fmt: Format) -> tuple[str, str] | None:
+    """The tool and arguments keys when the format writes each call as a JSON object of
+    exactly those two keys (a blob, a tag's call object, a bare JSON call); else ``None``."""
+    if not fmt.family.json_arguments:
+        return None
+    text = render(_PROBE, fmt)
+    where = outer_value(text, _PROBE)
+    if where is None:
+        return None
+    value = json.loads(text[where[0]:where[1]])
+    keys = (fmt.tool_key, fmt.args_key)
+    if not isinstance(value, dict) or list(value) != list(keys) or value[keys[0]] != "probe":
+        return None
+    return keys
+
+
+def drifted(call: dict[str, Any], shape: str, tool_key: str, args_key: str,
+            other: str = "parameters", extra: tuple[str, str] = ("id", "call_1")) -> Any:
+    """The call object written in ``shape`` (see :data:`SHAPES`)."""
+    if shape == "no-arguments":
+        return {tool_key: call[tool_key]}
+    if shape == "other-arguments-key":
+        return {tool_key: call[tool_key], other: call[args_key]}
+    if shape == "extra-key":
+        return {extra[0]: extra[1], **call}
+    if shape == "function-wrapper":
+        return {"type": "function", "function": call}
+    if shape == "arguments-string":
+        return {**call, args_key: json.dumps(call[args_key], ensure_ascii=False)}
+    if shape == "call-string":
+        return json.dumps(call, ensure_ascii=False)
+    return [call]
+
+
+@register_abuse(
+    "json.call-shape", family="json",
+    description="the call object in another protocol's shape: no arguments key, another "
+    "arguments key (`parameters`, `input`), an `id` key, OpenAI's `function` wrapper, the "
+    "arguments or the whole call as a JSON string, a list of one call",
+    why="a reader that checks for exactly its two keys drops the call without a word (the "
+    "text is then the answer), or crashes on a value that is not an object",
+    expects="the intended call, or refused",
+    applies=lambda f: call_object_keys(f) is not None,
+    needs="calls written as a JSON object of a tool key and an arguments key",
+    breaks_none_because="no classic regex design reads a JSON call object",
+)
+def _call_shape(ctx: Context) -> Writing:
+    keys = call_object_keys(ctx.fmt)
+    assert keys is not None
+    shape = ctx.draw(st.sampled_from(SHAPES))
+    if shape == "no-arguments":  # a tool without parameters: its call is its name
+        base = ctx.call(lambda t: not t.names)
+    else:
+        base = ctx.call(lambda t: single_arg_ok(ctx.fmt, t))
+    text = ctx.render(base)
+    where = outer_value(text, base)
+    assume(where is not None)
+    assert where is not None
+    start, end = where
+    other = ctx.draw(st.sampled_from([k for k in _OTHER_ARGS_KEYS if k != keys[1]]))
+    extra = ctx.draw(st.sampled_from([("id", "call_1"), ("type", "function")]))
+    value = drifted(json.loads(text[start:end]), shape, *keys, other=other, extra=extra)
+    compact = ctx.draw(st.booleans())
+    written = json.dumps(value, ensure_ascii=False,
+                         separators=(",", ":") if compact else None)
+    return Writing(base, text[:start] + written + text[end:], Expectation(ANY_REFUSAL))

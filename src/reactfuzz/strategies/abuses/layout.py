@@ -20,28 +20,9 @@ from ...formats import Format
 from ...model import Call
 from ...render import render
 from ..catalogue import Context, Writing, register_abuse
-from ._parts import args_object
+from ._parts import outer_value
 
 _PROBE = Call.named("probe", query="zqxprobeqxz")
-
-
-def _outer_value(text: str, call: Call) -> tuple[int, int] | None:
-    """Where the JSON value that holds ``call``'s arguments object starts and ends, when it
-    holds more than that object (a wrapper or a list around it); else ``None``."""
-    decoder = json.JSONDecoder()
-    a_start, a_end, _ = args_object(text, call)
-    best: tuple[int, int] | None = None
-    for at, ch in enumerate(text[:a_start]):
-        if ch not in "[{":
-            continue
-        try:
-            _, end = decoder.raw_decode(text, at)
-        except ValueError:
-            continue
-        if end >= a_end:
-            best = (at, end)  # the first (outermost) value around the arguments
-            break
-    return best
 
 
 @lru_cache(maxsize=64)
@@ -76,7 +57,7 @@ def _has_outer_value(fmt: Format) -> bool:
 def _pretty_action(ctx: Context) -> Writing:
     base = ctx.call(lambda t: bool(t.required_names), optional=False)
     text = ctx.render(base)
-    where = _outer_value(text, base)
+    where = outer_value(text, base)
     assume(where is not None)
     assert where is not None
     start, end = where

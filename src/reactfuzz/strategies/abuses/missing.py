@@ -1,17 +1,24 @@
-"""Missing arguments: a required one dropped, empty brackets, no input line."""
+"""Missing pieces: a required argument dropped, empty brackets, no input line, no closing tag."""
 
 from __future__ import annotations
 
+import json
+from functools import lru_cache
+
 from hypothesis import strategies as st
 
+from ...formats import Format
 from ...model import Call
 from ...oracle import Expectation
+from ...render import render
 from ..catalogue import (
+    ANY_REFUSAL,
     Context,
     Writing,
     multi_arg,
     register_abuse,
 )
+from ._parts import args_object, outer_value
 
 
 @register_abuse(
@@ -60,3 +67,44 @@ def _no_action_input(ctx: Context) -> Writing:
     label = f"\n{getattr(ctx.fmt.labels, role)}:"
     text = text[: text.find(label)]
     return Writing(Call.named(base.tool), text, Expectation(frozenset({"unparseable"})))
+
+
+_PROBE = Call.named("probe", query="zqxprobeqxz")
+
+
+@lru_cache(maxsize=64)
+def closing_mark(fmt: Format) -> str | None:
+    """What closes a call as the format writes it and nothing else needs: the call tag's
+    closing tag or the fence after a JSON blob; ``None`` when a call has no such end."""
+    text = render(_PROBE, fmt)
+    for mark in (f"</{fmt.tag}>", "```"):
+        if text.rstrip().endswith(mark) and text.count(mark) == (2 if mark == "```" else 1):
+            return mark
+    return None
+
+
+@register_abuse(
+    "missing.close-tag", family="missing",
+    description="the call's closing tag or fence left out at the end of the completion, "
+    "its JSON written compact or as the format writes it",
+    why="a pattern that needs the closing tag finds no call and the text, tag included, "
+    "becomes the answer; a fallback for the missing tag may read only one JSON spacing",
+    expects="the intended call, or refused (malformed-action)",
+    applies=lambda f: closing_mark(f) is not None,
+    needs="a closing tag or fence after each call",
+    breaks_none_because="the classic formats close a call with a bracket, not a tag",
+)
+def _close_tag(ctx: Context) -> Writing:
+    base = ctx.call()
+    text = ctx.render(base)
+    mark = closing_mark(ctx.fmt)
+    assert mark is not None
+    cut = text.rstrip()
+    cut = cut[: len(cut) - len(mark)].rstrip()
+    if ctx.draw(st.booleans()):  # `{"name":"search",...}`: spacing a fallback may not read
+        where = outer_value(cut, base)  # the whole call object, else the arguments
+        start, end = where if where is not None else args_object(cut, base)[:2]
+        value = json.loads(cut[start:end])
+        cut = cut[:start] + json.dumps(value, ensure_ascii=False, separators=(",", ":")) \
+            + cut[end:]
+    return Writing(base, cut, Expectation(ANY_REFUSAL))
