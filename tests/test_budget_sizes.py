@@ -106,3 +106,15 @@ def test_only_the_larger_budget_finds_a_quadratic_parse(tmp_path: Path) -> None:
     assert bounded_time_findings(DEFAULT_MAX_EXAMPLES) == []
     found = bounded_time_findings(10 * DEFAULT_MAX_EXAMPLES)
     assert len(found) == 1 and "longer than" in found[0]
+
+
+def test_a_parser_s_result_keeps_the_longest_argument_written_whole() -> None:
+    # a result longer than MAX_VALUE_CHARS is cut, which reads as another value: every
+    # argument reactfuzz writes must stay below it, at the largest budget too
+    from reactfuzz.targets.sanitise import MAX_VALUE_CHARS, bounded_text
+
+    top = Sizes(MAX_SCALED_RUN / MAX_RUN)
+    longest = max(_longest(top, a) for a in ("size.long-argument", "size.long-thought"))
+    assert 2 * MAX_SCALED_RUN <= longest < MAX_VALUE_CHARS
+    text = "a " * MAX_SCALED_RUN
+    assert bounded_text(text) == text

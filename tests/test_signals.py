@@ -120,9 +120,9 @@ def _deep(n: int) -> list[Any]:
     return value
 
 
-@pytest.mark.parametrize("value", [_cyclic(), _cyclic_dict(), [_Hostile()], "x" * 3_000_000,
+@pytest.mark.parametrize("value", [_cyclic(), _cyclic_dict(), [_Hostile()], "x" * 12_000_000,
                                    _deep(2000)],
-                         ids=["cyclic-list", "cyclic-dict", "hostile-dunders", "3MB", "deep"])
+                         ids=["cyclic-list", "cyclic-dict", "hostile-dunders", "12MB", "deep"])
 def test_odd_results_become_bounded_comparable_printable_steps(value: Any) -> None:
     def parse(completion: str) -> Any:
         return ("action", "search", value)

@@ -19,9 +19,10 @@ from .base import ParseResult
 
 __all__ = ["MAX_VALUE_CHARS", "bounded_text", "sanitise_result"]
 
-MAX_VALUE_CHARS = 262_144
-"""The longest string a parser's result may hold (far above any completion reactfuzz
-writes: a longer one cannot be what the completion meant); longer ones are cut."""
+MAX_VALUE_CHARS = 4 * 1024 * 1024
+"""The longest string a parser's result may hold: above any completion reactfuzz writes
+(a size operator's longest run is 1 MiB of one or two characters, at the largest budget),
+so a longer one cannot be what the completion meant; longer ones are cut."""
 
 _MAX_DEPTH = 32
 _MAX_ITEMS = 10_000
