@@ -184,33 +184,13 @@ def _no_crash(inp: CheckInput) -> Failure | None:
     return None
 
 
-SUPERLINEAR_MIN_CHARS = 1000
-"""Below this many characters, only the absolute time limit counts."""
-SUPERLINEAR_FLOOR = 0.1
-"""Seconds a parse must take before its time is compared with the grammar's: below it,
-scheduling noise on a loaded machine outweighs any growth."""
-SUPERLINEAR_FACTOR = 25.0
-"""How many times slower than the grammar's own parse of the same text a parse may be."""
-
-
-def _reference_time(text: str, fmt: Format) -> float:
-    """The grammar parser's time on ``text`` (best of three, measured now, in this
-    process): a linear reference under the same load as the target's parse."""
-    from time import perf_counter
-
-    from ..grammars import grammar_parse
-
-    best = float("inf")
-    for _ in range(3):
-        start = perf_counter()
-        grammar_parse(text, fmt)
-        best = min(best, perf_counter() - start)
-    return max(best, 1e-3)
-
-
-@check("bounded-time", "no parse runs past the time limit, nor grows faster than the length"
-       " of its input (catastrophic backtracking is a finding)")
+@check("bounded-time", "no parse runs past the time limit, which grows with the length of"
+       " its input past 16 kB: a linear parser keeps within it at any size, a super-linear"
+       " one does not once the budget brings long enough inputs")
 def _bounded_time(inp: CheckInput) -> Failure | None:
+    # no claim of growth from one parse: a pure-Python decoder is linear and still a
+    # hundred times slower than the grammar on the same text; growth shows as the sizes
+    # grow with the budget and the time allowed only in proportion
     n = len(inp.scenario.completion)
     allowed = time_allowed(n, inp.time_limit)  # past 16 kB, in proportion to the length
     slow = inp.timed_out or inp.elapsed > allowed
@@ -219,21 +199,7 @@ def _bounded_time(inp: CheckInput) -> Failure | None:
     if slow:
         return Failure("timeout", f"parsing took longer than {allowed:.3g}s"
                        f" ({n} characters)", SEVERITY["timeout"], signature="slow parse")
-    # super-linear parsing: a long text that takes far longer than the (linear) grammar
-    # does on the same text, both timed in this process so machine load cancels out
-    if (inp.target_is_grammar or n < SUPERLINEAR_MIN_CHARS
-            or inp.elapsed < SUPERLINEAR_FLOOR):
-        return None
-    reference = _reference_time(inp.scenario.completion, inp.fmt)
-    if inp.elapsed <= SUPERLINEAR_FACTOR * reference:
-        return None
-    return Failure(
-        "timeout",
-        f"parsing {n} characters took {inp.elapsed:.2f}s, {inp.elapsed / reference:.0f}"
-        f" times the grammar's {reference * 1000:.1f} ms: the time grows faster than the"
-        " input (backtracking)",
-        SEVERITY["timeout"], signature="slow parse",
-    )
+    return None
 
 
 def _observation_at_line_start(text: str, fmt: Format) -> re.Match[str] | None:
