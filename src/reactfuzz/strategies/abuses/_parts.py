@@ -13,10 +13,13 @@ from ...model import Call
 from ...tools import Tool
 from ..catalogue import Context, free_params, single_arg_ok
 
-__all__ = ["MARK", "args_object", "free_call", "outer_value", "render_with"]
+__all__ = ["MARK", "PROBE", "args_object", "free_call", "outer_value", "render_with"]
 
 MARK = "zqxmarkqxz"
 """A placeholder argument value: rendered, then replaced with the operator's own writing."""
+PROBE = Call.named("probe", query="zqxprobeqxz")
+"""A call of one free-text argument that no tool has: operators render it to read where a
+format puts a call's parts (its tags, its call object, its arguments)."""
 
 
 def free_call(ctx: Context, fits: Callable[[Tool], bool] | None = None,

@@ -34,7 +34,7 @@ from ...render import render, representable
 from ..catalogue import Context, Writing, register_abuse
 from ..text import all_labels
 from ..values import REAL_TEXT, real_text, validates
-from ._parts import args_object, free_call, render_with
+from ._parts import PROBE, args_object, free_call, render_with
 
 
 @register_abuse(
@@ -63,18 +63,15 @@ def _real_text(ctx: Context) -> Writing:
     return Writing(intent, text)
 
 
-_PROBE = Call.named("probe", query="zqxprobeqxz")
-
-
 @lru_cache(maxsize=64)
 def special_pieces(fmt: Format) -> tuple[str, ...]:
     """The format's special strings as a value may hold them on one line: its labels, its
     delimiters, the call tag it closes with and its think tags, brackets and a fence;
     never a stop sequence (the provider cuts there: ``injected.stop-in-argument``) nor a
     line break (``injected.unicode-line-break``)."""
-    probe = render(_PROBE, fmt)
+    probe = render(PROBE, fmt)
     tags = [f"</{fmt.tag}>", f"<{fmt.tag}>"] if f"</{fmt.tag}>" in probe else []
-    if f"</{fmt.think_tag}>" in render(_PROBE, fmt, thought="t"):  # a reader may split there
+    if f"</{fmt.think_tag}>" in render(PROBE, fmt, thought="t"):  # a reader may split there
         tags += [f"</{fmt.think_tag}>", f"<{fmt.think_tag}>"]
     # whole lines the writer puts around a call or an answer: headers, tags, fences
     lines = [line.strip() for text in (probe, render(FinalAnswer("zqxprobeqxz"), fmt))

@@ -20,9 +20,7 @@ from ...oracle import Expectation
 from ...render import render
 from ..catalogue import ANY_REFUSAL, Context, Writing, register_abuse, single_arg_ok
 from ..values import validates
-from ._parts import args_object, free_call, outer_value
-
-_PROBE = Call.named("probe", query="zqxprobeqxz")
+from ._parts import PROBE, args_object, free_call, outer_value
 
 
 def _blob(ctx: Context, call: Call) -> tuple[str, int, int, dict[str, Any]]:
@@ -120,8 +118,8 @@ def call_object_keys(fmt: Format) -> tuple[str, str] | None:
     exactly those two keys (a blob, a tag's call object, a bare JSON call); else ``None``."""
     if not fmt.family.json_arguments:
         return None
-    text = render(_PROBE, fmt)
-    where = outer_value(text, _PROBE)
+    text = render(PROBE, fmt)
+    where = outer_value(text, PROBE)
     if where is None:
         return None
     value = json.loads(text[where[0]:where[1]])

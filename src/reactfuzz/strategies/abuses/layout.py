@@ -17,19 +17,16 @@ from hypothesis import assume
 from hypothesis import strategies as st
 
 from ...formats import Format
-from ...model import Call
 from ...render import render
 from ..catalogue import Context, Writing, register_abuse
-from ._parts import outer_value
-
-_PROBE = Call.named("probe", query="zqxprobeqxz")
+from ._parts import PROBE, outer_value
 
 
 @lru_cache(maxsize=64)
 def _has_outer_value(fmt: Format) -> bool:
     if not fmt.family.json_arguments:
         return False
-    text = render(_PROBE, fmt)
+    text = render(PROBE, fmt)
     if '"query": "zqxprobeqxz"' not in text:
         return False
     decoder = json.JSONDecoder()

@@ -18,7 +18,7 @@ from ..catalogue import (
     multi_arg,
     register_abuse,
 )
-from ._parts import args_object, outer_value
+from ._parts import PROBE, args_object, outer_value
 
 
 @register_abuse(
@@ -69,14 +69,11 @@ def _no_action_input(ctx: Context) -> Writing:
     return Writing(Call.named(base.tool), text, Expectation(frozenset({"unparseable"})))
 
 
-_PROBE = Call.named("probe", query="zqxprobeqxz")
-
-
 @lru_cache(maxsize=64)
 def closing_mark(fmt: Format) -> str | None:
     """What closes a call as the format writes it and nothing else needs: the call tag's
     closing tag or the fence after a JSON blob; ``None`` when a call has no such end."""
-    text = render(_PROBE, fmt)
+    text = render(PROBE, fmt)
     for mark in (f"</{fmt.tag}>", "```"):
         if text.rstrip().endswith(mark) and text.count(mark) == (2 if mark == "```" else 1):
             return mark
