@@ -8,6 +8,7 @@ does not, so a larger budget finds super-linear parsing the default cannot see.
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 
 import pytest
@@ -36,14 +37,41 @@ def test_the_longest_run_and_the_time_allowed_grow_together() -> None:
     assert time_allowed(10 * MAX_RUN, 0.5) == pytest.approx(5.0)
 
 
-def test_a_run_s_budget_sets_its_sizes_and_when_a_call_is_stopped() -> None:
+def test_a_run_s_budget_sets_its_sizes() -> None:
     default = FuzzConfig(targets=["classic-bracket"])
-    assert default.max_examples == DEFAULT_MAX_EXAMPLES
-    assert (default.size_scale, default.hard_time_limit) == (1.0, default.time_limit)
-    tenfold = FuzzConfig(targets=["classic-bracket"], max_examples=10 * DEFAULT_MAX_EXAMPLES,
-                         time_limit=0.5)
+    assert (default.max_examples, default.size_scale) == (DEFAULT_MAX_EXAMPLES, 1.0)
+    tenfold = FuzzConfig(targets=["classic-bracket"], max_examples=10 * DEFAULT_MAX_EXAMPLES)
     assert tenfold.size_scale == 10.0
-    assert tenfold.hard_time_limit == pytest.approx(5.0)
+
+
+def _lengthy(completion: str) -> tuple[str, str]:
+    """Hangs (0.3 s) on a short text; linear at 4 us a character on a long one."""
+    time.sleep(0.3 if len(completion) < 100 else 4e-6 * len(completion))
+    return ("final", "done")
+
+
+@pytest.mark.parametrize("kind", [pytest.param("worker", marks=pytest.mark.slow),
+                                  "in-process"])
+def test_each_call_is_stopped_at_the_time_its_length_allows(tmp_path: Path, kind: str) -> None:
+    # 0.1 s up to 16 kB, then in proportion: a short text that hangs is stopped at 0.1 s,
+    # a 64 kB one that takes 0.26 s (linear) runs to its end, within its 0.4 s
+    from reactfuzz.targets import load_target
+
+    (tmp_path / "lengthy.py").write_text(
+        "import time\n"
+        "def parse(completion):\n"
+        "    time.sleep(0.3 if len(completion) < 100 else 4e-6 * len(completion))\n"
+        "    return ('final', 'done')\n")
+    target = (load_target("lengthy:parse", "bracket", cwd=tmp_path, timeout=0.1)
+              if kind == "worker" else load_target(_lengthy, "bracket", timeout=0.1))
+    try:
+        assert target.limit_for("x" * 100) == 0.1
+        assert target.limit_for("x" * 4 * MAX_RUN) == pytest.approx(0.4)
+        short = target.run("Answer: x")
+        assert short.timed_out and short.elapsed < 0.25
+        assert not target.run("Answer: " + "x" * (4 * MAX_RUN - 8)).timed_out
+    finally:
+        target.close()
 
 
 @pytest.mark.parametrize("fmt, start", [
@@ -60,7 +88,7 @@ def test_a_call_start_is_how_the_format_opens_a_call_on_one_line(fmt: str, start
 def _longest(sizes: Sizes, abuse: str) -> int:
     longest = [0]
 
-    @settings(max_examples=30, database=None, deadline=None, phases=[Phase.generate],
+    @settings(max_examples=20, database=None, deadline=None, phases=[Phase.generate],
               suppress_health_check=list(HealthCheck))
     @given(sc=scenarios(default_registry(), "bracket", abuses=[abuse], sizes=sizes),
            _=st.just(None))
@@ -108,6 +136,7 @@ def test_only_the_larger_budget_finds_a_quadratic_parse(tmp_path: Path) -> None:
     assert len(found) == 1 and "longer than" in found[0]
 
 
+@pytest.mark.slow  # draws arguments of 2 MiB
 def test_a_parser_s_result_keeps_the_longest_argument_written_whole() -> None:
     # a result longer than MAX_VALUE_CHARS is cut, which reads as another value: every
     # argument reactfuzz writes must stay below it, at the largest budget too

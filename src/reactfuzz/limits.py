@@ -25,12 +25,14 @@ __all__ = [
     "MAX_ID_LENGTH",
     "MAX_JSONL_BYTES",
     "MAX_REGEX_SIZE",
+    "TIME_RUN",
     "check_depth",
     "cut_text",
     "id_problem",
     "load_json_text",
     "read_user_file",
     "regex_size",
+    "time_allowed",
 ]
 
 MAX_FILE_BYTES = 64 * 1024 * 1024
@@ -224,3 +226,15 @@ def cut_text(text: str, limit: int, keep: int) -> str:
         return text
     digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:16]
     return f"{text[:keep]}... [truncated: {len(text)} chars, sha256 {digest}]"
+
+
+TIME_RUN = 16384
+"""Up to this many characters a parse may take the base time limit; past it, time in
+proportion (the size operators' long inputs at the default budget are this long)."""
+
+
+def time_allowed(length: int, base: float) -> float:
+    """The time a parse of ``length`` characters may take: ``base`` up to :data:`TIME_RUN`
+    characters, then in proportion to the length, so a linear parser never runs out of
+    time on a longer input and a super-linear one does."""
+    return base * max(1.0, length / TIME_RUN)

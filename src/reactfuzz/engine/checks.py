@@ -22,13 +22,12 @@ from ..dispatch import Crashed, Executed, Finished, Outcome, Rejected
 from ..errors import UsageError
 from ..formats import Format
 from ..kinds import DISAGREEMENT_SEVERITY, SEVERITY
-from ..limits import id_problem
+from ..limits import id_problem, time_allowed
 from ..model import Call, FinalAnswer, Step
 from ..oracle import Verdict, same_answer
 from ..registry import Registry
 from ..render import written_form
 from ..strategies import Scenario
-from ..strategies.abuses.size import time_allowed
 from ..targets.adapters import REFUSED
 from ..tools import ToolRegistry
 from .rootcause import mask, outcome_signature

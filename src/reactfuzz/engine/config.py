@@ -17,7 +17,6 @@ from ..errors import UsageError
 from ..formats import Format, get_format
 from ..oracle import STRICT, Policy
 from ..strategies import ABUSES, abuse_ids
-from ..strategies.abuses.size import longest_run, time_allowed
 from ..targets import load_tools
 from ..tools import ToolRegistry
 from .checks import Check, get_checks
@@ -66,11 +65,6 @@ class FuzzConfig:
         inputs grow with it (a larger budget reaches where a quadratic parse shows)."""
         return max(1.0, self.max_examples / DEFAULT_MAX_EXAMPLES)
 
-    @property
-    def hard_time_limit(self) -> float:
-        """When a call is stopped: the time the longest input of this run may take
-        (``time_limit`` at the default budget; see :func:`time_allowed`)."""
-        return time_allowed(longest_run(self.size_scale), self.time_limit)
 
 
 @dataclass(frozen=True)

@@ -78,8 +78,8 @@ def decide_example(
         if result.step is not None:
             return result.step
         if result.timed_out:
-            limit = target.timeout or time_limit  # the target stops a call at its own
-            raise ParserFailed("Timeout", f"the parser ran past {limit:g}s")
+            limit = target.limit_for(completion) or time_limit  # the target's own limit
+            raise ParserFailed("Timeout", f"the parser ran past {limit:.3g}s")
         name, _, message = (result.error or "Exception: ?").partition(": ")
         raise ParserFailed(name, message)
 

@@ -101,7 +101,7 @@ def _load_targets(config: FuzzConfig, fmt: Format) -> dict[str, Target]:
     targets: dict[str, Target] = {}
     try:
         for name in config.targets:
-            targets[name] = load_target(name, fmt, timeout=config.hard_time_limit, cwd=config.cwd)
+            targets[name] = load_target(name, fmt, timeout=config.time_limit, cwd=config.cwd)
     except BaseException:
         for t in targets.values():
             t.close()
@@ -284,7 +284,7 @@ def _run_workers(config: FuzzConfig, plan: Plan, summary: RunSummary, workers: i
     import threading
 
     for name in config.targets:  # fail fast, in the parent, on a bad target
-        load_target(name, plan.fmt, timeout=config.hard_time_limit, cwd=config.cwd).close()
+        load_target(name, plan.fmt, timeout=config.time_limit, cwd=config.cwd).close()
     wanted = plan.abuses
     # small batches handed out as workers free up: operators differ in cost, and a static
     # split leaves one worker idle at the end

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from ..errors import UsageError
 from ..formats import Format
+from ..limits import time_allowed
 from ..model import Invalid, Step
 
 __all__ = ["DEFAULT_TIMEOUT", "ParseResult", "Target"]
@@ -85,6 +86,12 @@ class Target(abc.ABC):
         Targets that read a user parser's return value raise
         :class:`~reactfuzz.targets.UnsupportedResultError` for a value they cannot read.
         """
+
+    def limit_for(self, completion: str) -> float | None:
+        """How long a parse of ``completion`` may run before it is stopped: ``timeout`` up
+        to 16 kB, then in proportion to the length (:func:`~reactfuzz.limits.time_allowed`),
+        so a long input stops only a parser slower than linear."""
+        return None if self.timeout is None else time_allowed(len(completion), self.timeout)
 
     def run_many(self, completions: Sequence[str]) -> list[ParseResult]:
         """Parse several completions, in order; the same results as ``run`` on each.

@@ -97,11 +97,12 @@ class CallableTarget(Target):
             return sanitise_result(
                 _invoke(self.fn, completion, self.format, (Exception, SystemExit)))
 
-        if self.timeout is None or not _alarm_usable():
+        limit = self.limit_for(completion)
+        if limit is None or not _alarm_usable():
             return check_supported(call(), self.name, completion)
         start = perf_counter()
         try:
-            result = _call_with_alarm(call, self.timeout)
+            result = _call_with_alarm(call, limit)
         except _SoftTimeout:
             return ParseResult(timed_out=True, elapsed=perf_counter() - start)
         return check_supported(result, self.name, completion)

@@ -101,9 +101,10 @@ class RegexTarget(Target):
             ) from None
 
     def _search(self, compiled: Any, text: str, start: float) -> Any:
-        if self.timeout is None:
+        limit = self.limit_for(text)
+        if limit is None:
             return compiled.search(text)
-        left = self.timeout - (perf_counter() - start)
+        left = limit - (perf_counter() - start)
         if left <= 0:
             raise TimeoutError("regex time limit spent")
         return compiled.search(text, timeout=left)

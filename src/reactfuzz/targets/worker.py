@@ -312,13 +312,13 @@ class FunctionTarget(Target):
         return worker.reap()
 
     def run(self, completion: str) -> ParseResult:
-        """Send one completion to the worker and wait at most ``timeout`` seconds."""
+        """Send one completion to the worker and wait at most :meth:`limit_for` it."""
         return self.run_many((completion,))[0]
 
     def run_many(self, completions: Sequence[str]) -> list[ParseResult]:
         """Send the completions to the worker in one message; each keeps its time limit.
 
-        If completion *k* runs past ``timeout`` it is ``timed_out`` and the worker is
+        If completion *k* runs past its :meth:`limit_for` it is ``timed_out`` and the worker is
         killed; if it kills the worker it is a ``"worker died"`` crash. Either way the
         completions after *k* (and any finished ones the worker had not sent yet) run
         again on a fresh worker, so every result is the one ``run`` would have given.
@@ -351,13 +351,14 @@ class FunctionTarget(Target):
             at = count - base - 1  # the batch position now running
             if at < got:  # not started yet: time it from the last word from the worker
                 at, since = got, sent
-            wait = None if self.timeout is None else self.timeout - (monotonic() - since)
+            limit = self.limit_for(completions[todo[at]])
+            wait = None if limit is None else limit - (monotonic() - since)
             try:
                 ready = worker.readable(None if wait is None else max(0.0, wait))
             except (OSError, ValueError):
                 ready = True  # the worker is gone: recv below reports how
             if not ready:
-                if self.timeout is not None and monotonic() - since < self.timeout:
+                if limit is not None and monotonic() - since < limit:
                     continue  # woke a little early, or the next completion just started
                 count, _ = worker.running()
                 if count - base - 1 != at and count - base - 1 >= got:

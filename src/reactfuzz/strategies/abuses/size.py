@@ -17,6 +17,7 @@ from hypothesis import assume
 from hypothesis import strategies as st
 
 from ...formats import Format
+from ...limits import TIME_RUN, time_allowed
 from ...model import Call, FinalAnswer, Intent
 from ...oracle import Expectation
 from ...render import render, representable
@@ -34,9 +35,9 @@ from ._parts import free_call
 __all__ = ["MAX_RUN", "MAX_SCALED_RUN", "call_start", "longest_run", "run_length",
            "time_allowed"]
 
-MAX_RUN = 16384
+MAX_RUN = TIME_RUN
 """The longest run an operator writes at the default budget: a quadratic parse of it
-takes seconds."""
+takes seconds (the length up to which a parse may take the base time limit)."""
 MAX_SCALED_RUN = 1 << 20
 """The longest run at any budget (1 MiB, the top of ``bench --sizes``)."""
 
@@ -46,13 +47,6 @@ def longest_run(size_scale: float) -> int:
     at most :data:`MAX_SCALED_RUN`. Ten times the budget reaches ten times the length, where
     a quadratic parse is a hundred times slower and a linear one ten times."""
     return min(MAX_SCALED_RUN, int(MAX_RUN * max(1.0, size_scale)))
-
-
-def time_allowed(length: int, base: float) -> float:
-    """The time a parse of ``length`` characters may take: ``base`` up to :data:`MAX_RUN`
-    characters, then in proportion to the length, so a linear parser never runs out of
-    time on a longer input and a super-linear one does."""
-    return base * max(1.0, length / MAX_RUN)
 
 
 def run_length(ctx: Context) -> int:
