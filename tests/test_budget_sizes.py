@@ -18,14 +18,17 @@ from hypothesis import strategies as st
 from reactfuzz.engine import FuzzConfig, run_fuzz
 from reactfuzz.engine.config import DEFAULT_MAX_EXAMPLES
 from reactfuzz.formats import get_format
+from reactfuzz.oracle import STRICT
 from reactfuzz.strategies import Sizes, scenarios
 from reactfuzz.strategies.abuses.size import (
     MAX_RUN,
     MAX_SCALED_RUN,
     call_start,
     longest_run,
+    run_length,
     time_allowed,
 )
+from reactfuzz.strategies.catalogue import Context
 from reactfuzz.tools import default_registry
 
 
@@ -88,7 +91,9 @@ def test_a_call_start_is_how_the_format_opens_a_call_on_one_line(fmt: str, start
 def _longest(sizes: Sizes, abuse: str) -> int:
     longest = [0]
 
-    @settings(max_examples=20, database=None, deadline=None, phases=[Phase.generate],
+    # one draw in 2 x scale is long: enough draws to meet several, derandomized
+    @settings(max_examples=int(20 * max(1.0, sizes.scale)), database=None, deadline=None,
+              derandomize=True, phases=[Phase.generate],
               suppress_health_check=list(HealthCheck))
     @given(sc=scenarios(default_registry(), "bracket", abuses=[abuse], sizes=sizes),
            _=st.just(None))
@@ -99,6 +104,29 @@ def _longest(sizes: Sizes, abuse: str) -> int:
     return longest[0]
 
 
+@pytest.mark.slow  # draws 660 run lengths
+def test_long_runs_are_as_many_at_any_budget_and_longer() -> None:
+    # a slow linear parser pays ten times the default's time at ten times the budget
+    def count_long(scale: float) -> int:
+        runs: list[int] = []
+
+        @settings(max_examples=int(60 * scale), database=None, deadline=None,
+                  derandomize=True, phases=[Phase.generate],
+                  suppress_health_check=list(HealthCheck))
+        @given(data=st.data())
+        def draw(data: st.DataObject) -> None:
+            ctx = Context(data.draw, get_format("bracket"), default_registry(), STRICT,
+                          Sizes(scale))
+            runs.append(run_length(ctx))
+
+        draw()
+        return sum(r > 64 for r in runs)
+
+    at_default, tenfold = count_long(1.0), count_long(10.0)
+    assert 15 <= at_default <= 45 and 15 <= tenfold <= 45, (at_default, tenfold)
+
+
+@pytest.mark.slow  # writes a few hundred inputs of up to 330 kB
 def test_the_size_operators_write_what_sizes_allow() -> None:
     for abuse in ("size.long-argument", "size.repeated-call-start"):
         # a run of MAX_RUN repeats of one or two characters, and the call around it

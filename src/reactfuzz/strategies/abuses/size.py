@@ -50,11 +50,14 @@ def longest_run(size_scale: float) -> int:
 
 
 def run_length(ctx: Context) -> int:
-    """A run length: 1 to 64, or :func:`longest_run` while ``ctx.sizes`` allows long
-    runs (shrinks towards 1)."""
+    """A run length: 1 to 64, or (one draw in ``2 x scale``) :func:`longest_run` while
+    ``ctx.sizes`` allows long runs; shrinks towards 1."""
     # both drawn every time, so the shrinker turning the long run off shifts no later draw
     short = ctx.draw(st.integers(1, 64))
-    long = ctx.draw(st.booleans())
+    # one draw in 2 x scale is long: as many long runs as the default budget draws, each
+    # `scale` times as long (a slow linear parser pays ten times, not a hundred)
+    odds = max(2, round(2 * ctx.sizes.scale))
+    long = ctx.draw(st.integers(0, odds - 1)) == odds - 1
     return longest_run(ctx.sizes.scale) if long and ctx.sizes.long else short
 
 
