@@ -2,11 +2,12 @@
 
 A parser's cost is part of its contract: an action regex with nested quantifiers
 (``(?:\\s*\\w*\\s*)*``) backtracks super-linearly on a long run of what it repeats, and
-only a long input shows it. Half the drawn lengths are short (1 to 64) and half are
-:data:`MAX_RUN`: a run of thousands of characters is what turns a quadratic parse into
-seconds, and a search must meet one among its first failures, since a slow parse is
-often also a refusal. Shrinking keeps a slow example long (a shorter run is not slow)
-and brings a refusal down to the shortest run.
+only a long input shows it. Most drawn lengths are short (1 to 64); one in ``2 x scale``
+is long, :data:`MAX_RUN` at the default budget and ``scale`` times that at a larger one
+(see :class:`~reactfuzz.strategies.catalogue.Sizes`): a run of thousands of characters is
+what turns a quadratic parse into seconds, and a search meets as many long runs at any
+budget. Shrinking keeps a slow example long (a shorter run is not slow) and brings a
+refusal down to the shortest run.
 """
 
 from __future__ import annotations
