@@ -265,6 +265,24 @@ TRIAGE: tuple[Triage, ...] = (
            + _FA_LAXER,
            "agrees-with-grammar@malformed.trailing-text agrees-with-grammar@malformed.invalid-json"
            " agrees-with-grammar@label.markdown"),
+    *_rows("camel_hermes", _J, "camel-call-shape-is-message",
+           "a call object other than exactly {'name', 'arguments': {...}} (an 'id' key,"
+           " another arguments key, the arguments as a JSON string, a list of calls) fails"
+           " ToolCall's extra='forbid' or its dict of arguments: the call is skipped with a"
+           " printed warning and the message, tag included, is the answer",
+           "no-hijacked-answer@json.call-shape"),
+    *_rows("camel_hermes", _J, "tag-unclosed-is-message",
+           "`<tool_call>\\s*({.*?})\\s*</tool_call>` needs the closing tag: a call whose"
+           " closing tag never came (the model stopped, or its budget ended) is not found and"
+           " the message, tag included, is the answer",
+           "no-hijacked-answer@missing.close-tag",
+           "JustVugg/colibri PR 505 (a call whose closing tag never arrives recovered there)"),
+    *_rows("camel_hermes", _J, "camel-lazy-across-openers",
+           "the lazy DOTALL pattern starts at the first '<tool_call>' anywhere: an unclosed"
+           " call start quoted in the think block runs on into the real call, the JSON fails"
+           " and the real call is dropped, the message shown as the answer; the tag is a"
+           " special token in the Hermes and Qwen stacks, written only to call",
+           "no-hijacked-answer@size.repeated-call-start"),
     # ---- camel-ai <function=NAME>
     *_rows("camel_function", _D, "camel-function-no-dotall",
            "the <function=NAME>(.*?)</function> pattern has no DOTALL: JSON arguments over"
@@ -287,6 +305,17 @@ TRIAGE: tuple[Triage, ...] = (
     *_rows("camel_function", _J, "tag-parallel-calls",
            "re.search takes the first of two calls; the function-tag prompt asks for one",
            "no-wrong-call@injected.second-action"),
+    *_rows("camel_function", _J, "tag-unclosed-is-message",
+           "`<function=(\\w+)>(.*?)</function>` needs the closing tag: a call whose closing"
+           " tag never came is not found and the message, tag included, is the answer",
+           "no-hijacked-answer@missing.close-tag",
+           "JustVugg/colibri PR 505 (a call whose closing tag never arrives recovered there)"),
+    *_rows("camel_function", _J, "camel-function-quadratic",
+           "`<function=(\\w+)>(.*?)</function>` without DOTALL is tried from every unclosed"
+           " '<function=NAME>' on a line and scans to the line's end from each: quadratic in"
+           " the repeats of one long line; a model must loop on the tag for thousands of"
+           " repeats first (low)",
+           "bounded-time@size.repeated-call-start"),
     *_rows("camel_function", _J, "tag-text-after-call",
            "text after the call is not read; whether a model-written Observation there"
            " reaches the transcript is up to the caller",
@@ -317,6 +346,13 @@ TRIAGE: tuple[Triage, ...] = (
            "griptape relies on its stop word; a model that ignores it writes an observation"
            " that stays in the assistant message of the next prompt",
            "no-fabricated-observation@fabricated.observation-no-stop"),
+    *_rows("griptape_actions", _J, "griptape-actions-quadratic",
+           "ACTIONS_PATTERN `Actions:[^\\[]*(\\[.*\\])` is tried from every 'Actions:' of"
+           " the text and scans to its end from each when no action list closes: quadratic in"
+           " the repeats. 16 kB of repeated 'Actions: [{' before an answer parse in well under"
+           " a second, 160 kB past the 10 s those may take; a model must loop on the label"
+           " for thousands of repeats first (low)",
+           "bounded-time@size.repeated-call-start"),
     *_rows("griptape_actions", _F, "fa-format-observation-label",
            "griptape's observation label '<|Response|>:' is no word, so the format writes"
            " fabricated observations as 'Observation:', which griptape's stop word does not"
