@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 from reactfuzz.engine import FuzzConfig, run_fuzz
 from reactfuzz.engine.config import DEFAULT_MAX_EXAMPLES
 from reactfuzz.formats import get_format
+from reactfuzz.limits import time_allowed
 from reactfuzz.oracle import STRICT
 from reactfuzz.strategies import Sizes, scenarios
 from reactfuzz.strategies.abuses.size import (
@@ -26,7 +27,6 @@ from reactfuzz.strategies.abuses.size import (
     call_start,
     longest_run,
     run_length,
-    time_allowed,
 )
 from reactfuzz.strategies.catalogue import Context
 from reactfuzz.tools import default_registry

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 from pathlib import Path
 
 from ..errors import UsageError
@@ -35,3 +36,9 @@ def _write_text(path: str, text: str) -> None:
         Path(path).write_text(text, encoding="utf-8")
     except OSError as e:
         raise UsageError(f"{path}: cannot write: {e.strerror or e}") from None
+
+
+def _progress_color(args: argparse.Namespace) -> bool | None:
+    """``--color`` as a progress printer takes it: forced on or off, else ``None`` (the
+    printer decides from its stream and ``NO_COLOR``)."""
+    return {"always": True, "never": False}.get(args.color)

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..errors import InputFileError, UsageError
-from .common import _expand_abuses, _write_text
+from .common import _expand_abuses, _progress_color, _write_text
 from .validate import check_outputs
 
 if TYPE_CHECKING:
@@ -123,7 +123,7 @@ def _cmd_fuzz(args: argparse.Namespace) -> int:
     sinks: list[EventSink] = []
     printer = None if args.quiet else ProgressPrinter(
         sys.stderr, verbose=args.verbose,
-        color={"always": True, "never": False}.get(args.color))
+        color=_progress_color(args))
     if printer is not None:
         sinks.append(printer)
     log = NdjsonLog(args.events) if args.events else None

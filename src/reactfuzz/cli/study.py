@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..errors import UsageError
-from .common import _expand_abuses, _write_text
+from .common import _expand_abuses, _progress_color, _write_text
 from .validate import check_outputs
 
 if TYPE_CHECKING:
@@ -25,7 +25,7 @@ def _cmd_study(args: argparse.Namespace) -> int:
     check_outputs([], [("--out", args.out)])
     progress = None if args.quiet else ProgressPrinter(
         sys.stderr, verbose=args.verbose,
-        color={"always": True, "never": False}.get(args.color))
+        color=_progress_color(args))
     try:
         result = run_study(designs=args.design or STUDY_DESIGNS,
                            abuses=_expand_abuses(args.abuse), examples=args.examples,

@@ -66,7 +66,6 @@ class FuzzConfig:
         return max(1.0, self.max_examples / DEFAULT_MAX_EXAMPLES)
 
 
-
 @dataclass(frozen=True)
 class Plan:
     """A config's names resolved to objects: what one run works with."""

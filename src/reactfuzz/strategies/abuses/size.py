@@ -18,7 +18,7 @@ from hypothesis import assume
 from hypothesis import strategies as st
 
 from ...formats import Format
-from ...limits import TIME_RUN, time_allowed
+from ...limits import TIME_RUN
 from ...model import Call, FinalAnswer, Intent
 from ...oracle import Expectation
 from ...render import render, representable
@@ -31,10 +31,9 @@ from ..catalogue import (
     writes_label,
 )
 from ..values import validates
-from ._parts import free_call
+from ._parts import MARK, free_call
 
-__all__ = ["MAX_RUN", "MAX_SCALED_RUN", "call_start", "longest_run", "run_length",
-           "time_allowed"]
+__all__ = ["MAX_RUN", "MAX_SCALED_RUN", "call_start", "longest_run", "run_length"]
 
 MAX_RUN = TIME_RUN
 """The longest run an operator writes at the default budget: a quadratic parse of it
@@ -134,7 +133,6 @@ def _long_run(ctx: Context) -> Writing:
     return Writing(intent, text[: at.end()] + run + text[at.end():], Expectation(ANY_REFUSAL))
 
 
-_MARK = "zqxthoughtqxz"
 _DONE = FinalAnswer("done")
 
 
@@ -144,12 +142,12 @@ def call_start(fmt: Format, tool: str, params: tuple[str, ...]) -> str:
     open, on one line (``Action: search[``, ``<tool_call> {"name": "search", "arguments":
     {``, ``Actions: [{``); empty when the format writes no thought to put it in."""
     call = Call.named(tool, **{p: "zqxprobeqxz" for p in params})
-    text = render(call, fmt, thought=_MARK)
-    at = text.find(_MARK)
+    text = render(call, fmt, thought=MARK)
+    at = text.find(MARK)
     if at < 0:
         return ""
     opened = fmt.family.args_start(text, fmt)
-    head = text[at + len(_MARK):opened + 1].split("\n")
+    head = text[at + len(MARK):opened + 1].split("\n")
     # the lines that close the thought (a think block's closing tag) are not the call's
     while head and (not head[0].strip() or head[0].startswith("</")):
         head.pop(0)
