@@ -135,12 +135,12 @@ def test_the_size_operators_write_what_sizes_allow() -> None:
         assert _longest(Sizes(10.0, long=False), abuse) < 1000, abuse  # after two slow parses
 
 
-# a parser whose time grows with the square of its input: 0.05 s at 16 kB (under the
-# default limit and the super-linear floor), 5 s at ten times that
+# a parser whose time grows with the square of its input: 0.02 s at 16 kB (a fifth of the
+# limit: under it and under the share whose growth is measured), 2 s at ten times that
 QUADRATIC = '''
 import time
 def parse(completion):
-    time.sleep(0.05 * (len(completion) / 16384) ** 2)
+    time.sleep(0.02 * (len(completion) / 16384) ** 2)
     answer = completion.rfind("Answer:")
     if answer >= 0:
         return ("final", completion[answer + 7:].strip())

@@ -85,7 +85,8 @@ VERDICTS: dict[VerdictKind, Graded] = {
         "high", "the intended tool ran with arguments that break its schema"
     ),
     "crash": Graded("high", "the parser or dispatcher raised: the loop died"),
-    "timeout": Graded("high", "the parser ran past its time limit"),
+    "timeout": Graded("high", "the parser ran past its time limit, or its time grew faster"
+                              " than its input"),
     "silent-drop": Graded("medium", "a valid intent was refused"),
     "wrong-rejection": Graded("low", "refused, but for the wrong reason"),
 }

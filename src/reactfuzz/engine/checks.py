@@ -30,6 +30,7 @@ from ..render import written_form
 from ..strategies import Scenario
 from ..targets.adapters import REFUSED
 from ..tools import ToolRegistry
+from .growth import Growth
 from .rootcause import mask, outcome_signature
 
 __all__ = [
@@ -59,6 +60,7 @@ class CheckInput:
     target_is_grammar: bool = False
     streamed_step: Step | None = None  # the Step when the completion arrived in chunks
     reading: Reading | None = None  # the format's reference reading (computed on first use)
+    growth: Growth | None = None  # a slow long parse timed beside its quarter
 
     @property
     def reference(self) -> Reading:
@@ -183,13 +185,13 @@ def _no_crash(inp: CheckInput) -> Failure | None:
     return None
 
 
-@check("bounded-time", "no parse runs past the time limit, which grows with the length of"
-       " its input past 16 kB: a linear parser keeps within it at any size, a super-linear"
-       " one does not once the budget brings long enough inputs")
+@check("bounded-time", "no parse runs past its time limit (in proportion to the length past"
+       " 16 kB), and no slow parse of a long input grows faster than the input")
 def _bounded_time(inp: CheckInput) -> Failure | None:
     # no claim of growth from one parse: a pure-Python decoder is linear and still a
-    # hundred times slower than the grammar on the same text; growth shows as the sizes
-    # grow with the budget and the time allowed only in proportion
+    # hundred times slower than the grammar on the same text; growth is a long input
+    # timed beside its own quarter (engine.growth), or the sizes growing with the budget
+    # while the time allowed grows only in proportion
     n = len(inp.scenario.completion)
     allowed = time_allowed(n, inp.time_limit)  # past 16 kB, in proportion to the length
     slow = inp.timed_out or inp.elapsed > allowed
@@ -198,6 +200,10 @@ def _bounded_time(inp: CheckInput) -> Failure | None:
     if slow:
         return Failure("timeout", f"parsing took longer than {allowed:.3g}s"
                        f" ({n} characters)", SEVERITY["timeout"], signature="slow parse")
+    if inp.growth is not None and inp.growth.super_linear:
+        # within the time allowed, but slower than linear: a longer input will not be
+        return Failure("timeout", inp.growth.describe(), SEVERITY["timeout"],
+                       signature="slow parse")
     return None
 
 

@@ -24,6 +24,7 @@ from ..targets import ParseResult, Target
 from ..tools import ToolRegistry
 from .checks import Check, CheckInput, Failure
 from .corpus import AcceptableSpec, Finding, IntentSpec
+from .growth import measure_growth
 
 __all__ = ["Decided", "Example", "decide_example", "examine", "to_finding"]
 
@@ -143,12 +144,16 @@ def examine(
         assert isinstance(target, Target)
         pieces = split_chunks(scenario.completion, chunks)
         streamed = stream_parse(target, pieces, eager=stream == "eager")
+    growth = None
+    if (isinstance(target, Target) and not result.timed_out
+            and any(c.id == "bounded-time" for c in checks)):
+        growth = measure_growth(target, scenario.completion, result.elapsed, time_limit)
     inp = CheckInput(
         scenario=scenario, fmt=fmt, registry=registry, step=step, outcome=outcome,
         verdict=verdict, error=result.error, timed_out=result.timed_out,
         elapsed=result.elapsed, time_limit=time_limit,
         target_is_grammar=target_is_grammar,
-        streamed_step=streamed, reading=reading,
+        streamed_step=streamed, reading=reading, growth=growth,
     )
     failures = []
     for c in checks:
