@@ -405,3 +405,55 @@ def test_repeated_call_starts_catch_a_pattern_tried_from_every_opener() -> None:
     sc = _caught(_lazy_across_openers, "tool-call", "size.repeated-call-start", 60)
     assert sc.completion.count("<tool_call>") >= 2
     _left_alone(_grammar("tool-call"), "tool-call", "size.repeated-call-start", 30)
+
+
+def _skips_what_it_cannot_read(completion: str) -> tuple[str, object]:
+    """camel's Hermes reader, as a mechanism: every `<tool_call>{...}</tool_call>` (lazy,
+    across lines) is decoded, one it cannot read or bind is skipped, and with no call left
+    the whole text is the answer."""
+    import json
+    import re
+
+    for m in re.finditer(r"<tool_call>\s*({.*?})\s*</tool_call>", completion, re.DOTALL):
+        try:
+            call = json.loads(m.group(1))
+            return ("action", (call["name"], dict(call["arguments"])))
+        except (ValueError, KeyError, TypeError):
+            continue
+    return ("final", completion)
+
+
+def test_a_call_read_as_a_message_splits_by_how_the_format_reads_the_text() -> None:
+    """Broken JSON and a call of another shape are one bug of such a reader (it skips what
+    it cannot decode); an unclosed tag and an opener in the thought that swallows the real
+    call are two others. The format's own reading of the text tells them apart."""
+    from dataclasses import replace
+
+    from reactfuzz.checks import get_checks
+    from reactfuzz.engine.example import examine
+    from reactfuzz.kinds import ANY_REFUSAL
+    from reactfuzz.model import Call
+    from reactfuzz.oracle import oracle
+    from reactfuzz.strategies import Scenario
+    from reactfuzz.targets import load_target
+
+    fmt, registry = get_format("tool-call"), default_registry()
+    meant = Call.named("search", query="a")
+    call = '{"name": "search", "arguments": {"query": "a"}}'
+    texts = {
+        "broken": f"<tool_call>\n{call[:-1]}\n</tool_call>",
+        "shape": '<tool_call>\n{"name": "search", "parameters": {"query": "a"}}\n</tool_call>',
+        "unclosed": f"<tool_call>\n{call}",
+        "swallowed": f'<think>\nx <tool_call> {{"name": "search"\n</think>\n<tool_call>\n{call}'
+                     "\n</tool_call>",
+    }
+    target = load_target(_skips_what_it_cannot_read, "tool-call")
+    signatures = {}
+    for name, text in texts.items():
+        acceptable = replace(oracle(meant, "tool-call", registry), rejections=ANY_REFUSAL)
+        sc = Scenario("tool-call", "x", meant, text, text, acceptable)
+        ex = examine(sc, target, fmt, registry, "typed", get_checks(["no-hijacked-answer"]))
+        assert ex.failure is not None, name
+        signatures[name] = ex.failure.signature
+    assert signatures["broken"] == signatures["shape"]
+    assert len({signatures[n] for n in ("broken", "unclosed", "swallowed")}) == 3, signatures

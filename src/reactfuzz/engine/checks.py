@@ -31,7 +31,7 @@ from ..strategies import Scenario
 from ..targets.adapters import REFUSED
 from ..tools import ToolRegistry
 from .growth import Growth
-from .rootcause import mask, outcome_signature
+from .rootcause import mask, outcome_signature, refusal_kind
 
 __all__ = [
     "CHECKS",
@@ -133,9 +133,14 @@ def verdict_signature(inp: CheckInput) -> str:
     if v.kind == "unvalidated-call":
         return mask(v.explanation, *_names(inp.registry))
     sc = inp.scenario
+    refusable = bool(sc.acceptable.rejections)
+    refused = ""
+    if refusable and isinstance(inp.outcome, Finished) and isinstance(sc.intent, Call):
+        # a call read as a message: how the format reads the text tells the bugs apart
+        refused = refusal_kind(inp.reference.outcome())
     return outcome_signature(v.kind, inp.outcome, sc.intent, sc.acceptable.calls,
                              sc.completion, inp.fmt, *_names(inp.registry),
-                             refusable=bool(sc.acceptable.rejections))
+                             refusable=refusable, refused=refused)
 
 
 def _not_carried(inp: CheckInput) -> bool:

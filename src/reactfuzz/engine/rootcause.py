@@ -18,7 +18,7 @@ from ..dispatch import Crashed, Executed, Finished, Outcome, Rejected
 from ..formats import Format
 from ..model import Call, FinalAnswer, Intent
 
-__all__ = ["mask", "outcome_signature", "text_shape"]
+__all__ = ["mask", "outcome_signature", "refusal_kind", "text_shape"]
 
 _QUOTED = re.compile(r"'(?:[^'\\\n]|\\.)*'|\"(?:[^\"\\\n]|\\.)*\"")
 _CALLED = re.compile(r"\b[A-Za-z_]\w*(?=\()")
@@ -60,6 +60,24 @@ def mask(text: str, tools: Iterable[str] = (), params: Iterable[str] = ()) -> st
     out = re.sub(r"\b(arguments|were)\b", lambda m: _GRAMMAR[m.group()], out)
     out = _PLURAL.sub(r"\1", out)
     return out[:160]
+
+
+_WHERE = re.compile(r"^line \d+, column \d+: ")
+
+
+def refusal_kind(refusal: Outcome) -> str:
+    """Why the format's own reading refuses a text, coarsely: it reads the text (no
+    refusal), the text ends inside a call (unclosed, cut short), the reason code of a call
+    it reads but cannot bind (``missing-arg``), or the text is otherwise unreadable. Finer
+    kinds (which token, which key) split one bug of the parser into many: a reader that
+    skips every call it cannot decode skips broken JSON and a call of another shape alike."""
+    if not isinstance(refusal, Rejected):
+        return "it reads the text"
+    if refusal.reason != "unparseable":
+        return refusal.reason
+    if _WHERE.sub("", refusal.message).startswith("the text ends inside"):
+        return "the text ends inside a call"
+    return "unparseable"
 
 
 def text_shape(text: str) -> str:
@@ -113,11 +131,15 @@ def _label_place(completion: str, words: Iterable[str]) -> str:
 
 def outcome_signature(kind: str, outcome: Outcome, intent: Intent, acceptable_calls: tuple[
         Call, ...], completion: str, fmt: Format, tools: Iterable[str] = (),
-        params: Iterable[str] = (), *, refusable: bool = True) -> str:
+        params: Iterable[str] = (), *, refusable: bool = True,
+        refused: str = "") -> str:
     """The root-cause signature of a verdict: what happened, values masked.
 
     ``refusable=False`` says the text carries exactly the intent (no refusal is right): a
     call lost from such a text is another root cause than a broken text read as a message.
+    ``refused`` is how the format's own reading takes the text (:func:`refusal_kind`): a
+    call lost from unreadable JSON, from an unclosed tag and from a text the format reads
+    are three root causes, not one "read as a message".
     """
     if isinstance(outcome, Crashed):
         return mask(f"{outcome.exc_type}: {outcome.message}", tools, params)
@@ -127,7 +149,8 @@ def outcome_signature(kind: str, outcome: Outcome, intent: Intent, acceptable_ca
         meant = "meant an answer" if isinstance(intent, FinalAnswer) else (
             "meant a call" if refusable else "meant a call the text carries")
         words = [w for w in (f"{fmt.labels.answer}:", fmt.finish_action) if w]
-        return f"{meant}; {_label_place(completion, words)}"
+        where = f"{meant}; {_label_place(completion, words)}"
+        return f"{where}; the format: {refused}" if refused else where
     if isinstance(outcome, Executed):
         if kind == "unvalidated-call":
             # one bug whatever the schema error: the design runs calls it never validated
