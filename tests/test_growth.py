@@ -7,6 +7,7 @@ linear; sixteen times is quadratic, a finding even while each parse keeps within
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -35,6 +36,7 @@ def test_growth_is_super_linear_from_eight_times_on() -> None:
     assert not Growth(40_000, 0.47, 10_000, 0.1).super_linear  # n log n
     assert Growth(40_000, 1.6, 10_000, 0.1).super_linear  # quadratic
     assert Growth(40_000, 0.5, 10_000, 0.0).ratio == pytest.approx(5000)  # 0.1 ms at least
+    assert not Growth(40_000, 0.5, 10_000, math.inf).super_linear  # the quarter timed out
     assert "16 times as long for 4 times the text" in Growth(40_000, 1.6, 10_000, 0.1).describe()
 
 

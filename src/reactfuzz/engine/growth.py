@@ -14,7 +14,8 @@ limit.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import math
+from dataclasses import dataclass, replace
 
 from ..targets import Target
 
@@ -52,7 +53,8 @@ class Growth:
 
     @property
     def ratio(self) -> float:
-        """How many times as long the long input took (the quarter at 0.1 ms at least)."""
+        """How many times as long the long input took (the quarter at 0.1 ms at least; a
+        quarter past its limit gives 0)."""
         return self.seconds / max(self.short_seconds, 1e-4)
 
     @property
@@ -67,31 +69,27 @@ class Growth:
                 " times as long for 4 times the text (a linear parser takes about 4)")
 
 
-def _seconds(target: Target, text: str) -> float | None:
-    """The time one parse of ``text`` took, or None when it ran past its limit."""
+def _seconds(target: Target, text: str) -> float:
+    """The time one parse of ``text`` took; infinite when it ran past its limit."""
     result = target.run(text)
-    return None if result.timed_out else result.elapsed
+    return math.inf if result.timed_out else result.elapsed
 
 
 def measure_growth(target: Target, text: str, elapsed: float,
                    time_limit: float) -> Growth | None:
     """The growth of ``target``'s parse time from the quarter of ``text`` to ``text``, which
-    took ``elapsed`` seconds; None when ``text`` is short, or its parse fast, or a timing
-    ran past the limit (then the time limit itself is the finding).
+    took ``elapsed`` seconds; None when ``text`` is short or its parse fast.
 
-    The quarter is timed twice and the faster kept; a long parse that looks super-linear is
+    The quarter is timed twice and the faster kept (a quarter past the limit makes no
+    growth: the time limit is the finding then); a long parse that looks super-linear is
     timed again and the faster kept, so one pause on a loaded machine does not make a
     finding.
     """
     if len(text) < GROWTH_MIN_LENGTH or elapsed < GROWTH_FLOOR * time_limit:
         return None
     short = quarter(text)
-    times = [_seconds(target, short), _seconds(target, short)]
-    if None in times:
-        return None
-    growth = Growth(len(text), elapsed, len(short), min(t for t in times if t is not None))
+    growth = Growth(len(text), elapsed, len(short),
+                    min(_seconds(target, short), _seconds(target, short)))
     if growth.super_linear:
-        again = _seconds(target, text)  # past the limit: no faster than the first time
-        growth = Growth(growth.length, elapsed if again is None else min(elapsed, again),
-                        growth.short_length, growth.short_seconds)
+        growth = replace(growth, seconds=min(elapsed, _seconds(target, text)))
     return growth

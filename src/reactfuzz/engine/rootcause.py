@@ -66,7 +66,7 @@ _WHERE = re.compile(r"^line \d+, column \d+: ")
 
 
 def refusal_kind(refusal: Outcome) -> str:
-    """Why the format's own reading refuses a text, coarsely: it reads the text (no
+    """How the format's own reading takes a text, coarsely: it reads the text (no
     refusal), the text ends inside a call (unclosed, cut short), the reason code of a call
     it reads but cannot bind (``missing-arg``), or the text is otherwise unreadable. Finer
     kinds (which token, which key) split one bug of the parser into many: a reader that
