@@ -13,7 +13,8 @@ from ...model import Call
 from ...tools import Tool
 from ..catalogue import Context, free_params, single_arg_ok
 
-__all__ = ["MARK", "PROBE", "args_object", "free_call", "outer_value", "render_with"]
+__all__ = ["MARK", "PROBE", "args_object", "free_call", "outer_value", "render_with",
+           "with_json"]
 
 MARK = "zqxmarkqxz"
 """A placeholder argument value: rendered, then replaced with the operator's own writing."""
@@ -73,7 +74,6 @@ def outer_value(text: str, call: Call) -> tuple[int, int] | None:
     holds more than that object (a wrapper or a list around it); else ``None``."""
     decoder = json.JSONDecoder()
     a_start, a_end, _ = args_object(text, call)
-    best: tuple[int, int] | None = None
     for at, ch in enumerate(text[:a_start]):
         if ch not in "[{":
             continue
@@ -82,6 +82,12 @@ def outer_value(text: str, call: Call) -> tuple[int, int] | None:
         except ValueError:
             continue
         if end >= a_end:
-            best = (at, end)  # the first (outermost) value around the arguments
-            break
-    return best
+            return at, end  # the first (outermost) value around the arguments
+    return None
+
+
+def with_json(text: str, start: int, end: int, value: Any, *, compact: bool) -> str:
+    """``text`` with its ``[start:end]`` replaced by ``value`` as JSON: compact
+    (``{"a":1}``, no spaces) or with JSON's default spacing."""
+    written = json.dumps(value, ensure_ascii=False, separators=(",", ":") if compact else None)
+    return text[:start] + written + text[end:]

@@ -20,7 +20,7 @@ from ...oracle import Expectation
 from ...render import render
 from ..catalogue import ANY_REFUSAL, Context, Writing, register_abuse, single_arg_ok
 from ..values import validates
-from ._parts import PROBE, args_object, free_call, outer_value
+from ._parts import PROBE, args_object, free_call, outer_value, with_json
 
 
 def _blob(ctx: Context, call: Call) -> tuple[str, int, int, dict[str, Any]]:
@@ -175,7 +175,5 @@ def _call_shape(ctx: Context) -> Writing:
     other = ctx.draw(st.sampled_from([k for k in _OTHER_ARGS_KEYS if k != keys[1]]))
     extra = ctx.draw(st.sampled_from([("id", "call_1"), ("type", "function")]))
     value = drifted(json.loads(text[start:end]), shape, *keys, other=other, extra=extra)
-    compact = ctx.draw(st.booleans())
-    written = json.dumps(value, ensure_ascii=False,
-                         separators=(",", ":") if compact else None)
-    return Writing(base, text[:start] + written + text[end:], Expectation(ANY_REFUSAL))
+    text = with_json(text, start, end, value, compact=ctx.draw(st.booleans()))
+    return Writing(base, text, Expectation(ANY_REFUSAL))

@@ -18,7 +18,7 @@ from ..catalogue import (
     multi_arg,
     register_abuse,
 )
-from ._parts import PROBE, args_object, outer_value
+from ._parts import PROBE, args_object, outer_value, with_json
 
 
 @register_abuse(
@@ -86,7 +86,7 @@ def closing_mark(fmt: Format) -> str | None:
     "its JSON written compact or as the format writes it",
     why="a pattern that needs the closing tag finds no call and the text, tag included, "
     "becomes the answer; a fallback for the missing tag may read only one JSON spacing",
-    expects="the intended call, or refused (malformed-action)",
+    expects="the intended call, or refused",
     applies=lambda f: closing_mark(f) is not None,
     needs="a closing tag or fence after each call",
     breaks_none_because="the classic formats close a call with a bracket, not a tag",
@@ -101,7 +101,5 @@ def _close_tag(ctx: Context) -> Writing:
     if ctx.draw(st.booleans()):  # `{"name":"search",...}`: spacing a fallback may not read
         where = outer_value(cut, base)  # the whole call object, else the arguments
         start, end = where if where is not None else args_object(cut, base)[:2]
-        value = json.loads(cut[start:end])
-        cut = cut[:start] + json.dumps(value, ensure_ascii=False, separators=(",", ":")) \
-            + cut[end:]
+        cut = with_json(cut, start, end, json.loads(cut[start:end]), compact=True)
     return Writing(base, cut, Expectation(ANY_REFUSAL))
