@@ -20,6 +20,7 @@ from ..kinds import REJECT_KINDS
 from ..model import Action, Call, Invalid, Step, to_jsonable
 from . import shapes
 from .base import ParseResult
+from .origin import Origin, origin_of_exception, traced_call
 
 __all__ = ["REFUSED", "SUPPORTED_RESULTS", "UnsupportedResultError", "adapt", "check_supported"]
 
@@ -73,9 +74,20 @@ def _short_repr(value: Any) -> str:
         return f"<{type(value).__name__}>"
 
 
+def _exception_text(exc: BaseException) -> str:
+    """``str(exc)``, without trusting the exception: a ``__str__`` that raises or returns
+    something else gives a placeholder, never a second exception."""
+    try:
+        text = str(exc)
+    except Exception:
+        return "(its message cannot be read)"
+    return text if isinstance(text, str) else "(its message cannot be read)"
+
+
 def _describe_exception(exc: BaseException) -> str:
-    message = _one_line(str(exc))
-    return f"{type(exc).__name__}: {message}" if message else type(exc).__name__
+    message = _one_line(_exception_text(exc))
+    name = type(exc).__name__
+    return f"{name}: {message}" if message else name
 
 
 def _is_refusal(exc: BaseException) -> bool:
@@ -395,15 +407,37 @@ def _invoke(
     completion: str,
     fmt: Format,
     catch: type[BaseException] | tuple[type[BaseException], ...],
+    *,
+    trace: bool = False,
+    own: tuple[str, ...] = (),
 ) -> ParseResult:
-    """Call a user parser once and classify what happened (never raises what ``catch`` holds)."""
+    """Call a user parser once and classify what happened (never raises what ``catch`` holds).
+
+    What it raises carries its origin (the frames, free with the traceback); ``trace``
+    also records the path a returned result took (:func:`~.origin.traced_call`). ``own``
+    names reactfuzz directories that count as the target's code (a built-in parser).
+    """
     start = perf_counter()
+    origin = None
     try:
-        step = adapt(fn(completion), fmt)
+        if trace:
+            value, origin = traced_call(lambda: fn(completion), own)
+        else:
+            value = fn(completion)
+        step = adapt(value, fmt)
     except catch as exc:
         elapsed = perf_counter() - start
+        where = _exception_origin(exc, own)
         if _is_refusal(exc):
-            text = str(exc).strip() or type(exc).__name__
-            return ParseResult(step=_refused(text, kind=_refusal_kind(exc)), elapsed=elapsed)
-        return ParseResult(error=_describe_exception(exc), elapsed=elapsed)
-    return ParseResult(step=step, elapsed=perf_counter() - start)
+            text = _exception_text(exc).strip() or type(exc).__name__
+            return ParseResult(step=_refused(text, kind=_refusal_kind(exc)), elapsed=elapsed,
+                               origin=where)
+        return ParseResult(error=_describe_exception(exc), elapsed=elapsed, origin=where)
+    return ParseResult(step=step, elapsed=perf_counter() - start, origin=origin)
+
+
+def _exception_origin(exc: BaseException, own: tuple[str, ...]) -> Origin | None:
+    try:
+        return origin_of_exception(exc, own)
+    except Exception:  # a frame reactfuzz cannot read: no origin, the finding stays
+        return None

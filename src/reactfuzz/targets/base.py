@@ -16,6 +16,7 @@ from ..errors import UsageError
 from ..formats import Format
 from ..limits import time_allowed
 from ..model import Invalid, Step
+from .origin import Origin
 
 __all__ = ["DEFAULT_TIMEOUT", "ParseResult", "Target"]
 
@@ -32,13 +33,16 @@ class ParseResult:
 
     ``error`` is ``"Type: message"`` when the parser raised something other than a
     refusal (or its worker process died); ``timed_out`` is set when it ran past its time
-    limit; ``elapsed`` is the seconds the call took.
+    limit; ``elapsed`` is the seconds the call took. ``origin`` says where the parser
+    decided: the frames of what it raised (always), or the path a traced parse took
+    (:meth:`Target.trace`).
     """
 
     step: Step | None = None
     error: str | None = None
     timed_out: bool = False
     elapsed: float = 0.0
+    origin: Origin | None = None
 
     def __post_init__(self) -> None:
         n = (self.step is not None) + (self.error is not None) + bool(self.timed_out)
@@ -100,6 +104,12 @@ class Target(abc.ABC):
         it once per batch; the per-call time limit still holds for each completion.
         """
         return [self.run(c) for c in completions]
+
+    def trace(self, completion: str) -> Origin | None:
+        """Parse ``completion`` again, recording where the target decided (see
+        :mod:`.origin`); ``None`` for a target with no Python code of its own to trace,
+        or when the traced parse ran out of time."""
+        return None
 
     def parse(self, completion: str) -> Step:
         """The :class:`~reactfuzz.parsers.Parser` view: crash and timeout become invalid."""

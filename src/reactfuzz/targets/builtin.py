@@ -10,6 +10,7 @@ from ..formats import Format, get_format
 from ..parsers import Parser, get_parser
 from .adapters import _invoke, check_supported
 from .base import ParseResult, Target
+from .origin import Origin
 
 __all__ = ["BuiltinTarget", "builtin_target"]
 
@@ -29,7 +30,26 @@ class BuiltinTarget(Target):
 
     def run(self, completion: str) -> ParseResult:
         """Parse in-process (registered third-party parsers that raise are classified)."""
-        result = _invoke(self.parser.parse, completion, self.format, Exception)
+        return self._run(completion)
+
+    def trace(self, completion: str) -> Origin | None:
+        """The path the parse takes through the parser's own module."""
+        return self._run(completion, trace=True).origin
+
+    def _own(self) -> tuple[str, ...]:
+        """The parser's own source file, as the code a built-in's path runs through."""
+        import inspect
+        import os
+
+        try:
+            source = inspect.getsourcefile(type(self.parser)) or ""
+        except TypeError:
+            return ()
+        return (os.path.realpath(source),) if source else ()
+
+    def _run(self, completion: str, *, trace: bool = False) -> ParseResult:
+        result = _invoke(self.parser.parse, completion, self.format, Exception,
+                         trace=trace, own=self._own() if trace else ())
         step = result.step
         if step is not None and step.invalid is not None and step.invalid.code == "timeout":
             return ParseResult(timed_out=True, elapsed=result.elapsed)

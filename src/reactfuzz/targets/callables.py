@@ -17,6 +17,7 @@ from typing import Any
 from ..formats import Format, get_format
 from .adapters import _invoke, check_supported
 from .base import DEFAULT_TIMEOUT, ParseResult, Target, _check_timeout
+from .origin import TRACE_SLOWDOWN, Origin
 from .sanitise import sanitise_result
 from .user_code import _parse_callable
 from .worker import FunctionTarget
@@ -92,12 +93,23 @@ class CallableTarget(Target):
 
     def run(self, completion: str) -> ParseResult:
         """Call the parser in-process (SystemExit is a crash; Ctrl-C still interrupts)."""
+        return self._run(completion)
 
+    def trace(self, completion: str) -> Origin | None:
+        """Parse again under the tracer (with :data:`~.origin.TRACE_SLOWDOWN` times the
+        time limit)."""
+        result = self._run(completion, trace=True)
+        return result.origin
+
+    def _run(self, completion: str, *, trace: bool = False) -> ParseResult:
         def call() -> ParseResult:
             return sanitise_result(
-                _invoke(self.fn, completion, self.format, (Exception, SystemExit)))
+                _invoke(self.fn, completion, self.format, (Exception, SystemExit),
+                        trace=trace))
 
         limit = self.limit_for(completion)
+        if trace and limit is not None:
+            limit *= TRACE_SLOWDOWN
         if limit is None or not _alarm_usable():
             return check_supported(call(), self.name, completion)
         start = perf_counter()

@@ -25,6 +25,7 @@ from ..errors import UsageError
 from ..formats import Format, get_format
 from .adapters import _describe_exception, _invoke, check_supported
 from .base import DEFAULT_TIMEOUT, ParseResult, Target, _check_timeout
+from .origin import TRACE_SLOWDOWN, Origin, TraceRequest
 from .processes import die_with_parent, guard_group, in_main_thread, kill_group, own_group
 from .sanitise import sanitise_result
 from .user_code import _resolve_parser, import_timeout
@@ -102,7 +103,9 @@ def _worker_main(conn: Any, spec: str, directory: str, fmt: Format, parent: int 
             if progress is not None:  # the time first: the parent reads the count first
                 progress[1] = now
                 progress[0] = started
-            pending.append(sanitise_result(_invoke(fn, completion, fmt, BaseException)))
+            traced = isinstance(completion, TraceRequest)
+            pending.append(sanitise_result(_invoke(fn, str(completion), fmt, BaseException,
+                                                   trace=traced)))
         if not _reply(conn, pending):
             return
 
@@ -314,6 +317,19 @@ class FunctionTarget(Target):
     def run(self, completion: str) -> ParseResult:
         """Send one completion to the worker and wait at most :meth:`limit_for` it."""
         return self.run_many((completion,))[0]
+
+    def trace(self, completion: str) -> Origin | None:
+        """Parse ``completion`` again in the worker under the tracer (see :mod:`.origin`)."""
+        result = self.run_many((TraceRequest(completion),))[0]
+        return None if result.timed_out else result.origin
+
+    def limit_for(self, completion: str) -> float | None:
+        """:meth:`Target.limit_for`; a traced parse may take
+        :data:`~.origin.TRACE_SLOWDOWN` times as long."""
+        limit = super().limit_for(completion)
+        if limit is not None and isinstance(completion, TraceRequest):
+            return limit * TRACE_SLOWDOWN
+        return limit
 
     def run_many(self, completions: Sequence[str]) -> list[ParseResult]:
         """Send the completions to the worker in one message; each keeps its time limit.

@@ -1,0 +1,427 @@
+"""Where a parser decided: the origin of an exception, or the path a parse took.
+
+Two failing examples are one bug when the parser decided them in the same place, not
+when their texts look alike. For a parser that raises, the place is the exception's type
+with the innermost frame in the user's own code and, apart, the innermost frame overall
+(the library it called), as Hypothesis's ``InterestingOrigin`` does; it comes with the
+traceback at no cost. For a parser that returns a wrong result, the place is the path the
+parse took through the target's code -- the lines executed in the target's modules and the
+packages it imports, never the standard library or reactfuzz -- recorded by re-running
+that one parse under a tracer (``sys.monitoring`` on 3.12+, ``sys.settrace`` before), so
+the cost falls on failing examples only.
+
+Files are named relative to the ``sys.path`` entry that holds them (``agent.py``,
+``lagent/agents/react.py``), so a key does not depend on the machine; the absolute path is
+kept beside it for reports that link to the file.
+"""
+
+from __future__ import annotations
+
+import gc
+import hashlib
+import linecache
+import os
+import re
+import sys
+import sysconfig
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from functools import lru_cache
+from types import CodeType, FrameType, TracebackType
+from typing import Any
+
+__all__ = [
+    "TRACE_SLOWDOWN",
+    "Origin",
+    "Site",
+    "TraceRequest",
+    "code_kind",
+    "origin_of_exception",
+    "traced_call",
+]
+
+TRACE_SLOWDOWN = 20.0
+"""How many times its time limit a traced parse may take (line tracing costs that much)."""
+
+MAX_PATH_LINES = 4096
+"""The most lines a path keeps: a parser that executes more is keyed on these."""
+
+MAX_NOTABLE = 12
+"""The most lines of a path kept with their text for advice (those that read the text)."""
+
+# a line that reads the completion: a string literal, a split, a search, a decoder
+_READS_TEXT = re.compile(
+    r"""["'][^"']*["']|\.(?:split|splitlines|find|rfind|index|rindex|partition|"""
+    r"""rpartition|startswith|endswith|strip|replace)\(|\b(?:re|regex)\.|"""
+    r"""\.(?:search|match|fullmatch|findall|finditer|sub)\(|\b(?:json5?|json_repair|"""
+    r"""demjson3?|ast|yaml|literal_eval|loads|repair_json)\b""")
+
+
+class TraceRequest(str):
+    """A completion to parse under the tracer (sent to a worker like a plain completion)."""
+
+    __slots__ = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Site:
+    """One line of code: the file as imported (relative), its absolute path, the line,
+    the function and the line's own text (for advice, and for a reader)."""
+
+    file: str
+    line: int
+    function: str = ""
+    path: str = ""
+    code: str = ""
+
+    def where(self) -> str:
+        """``file:line`` (with the function when known)."""
+        at = f"{self.file}:{self.line}"
+        return f"{at} in {self.function}" if self.function else at
+
+
+@dataclass(frozen=True, slots=True)
+class Origin:
+    """Where one parse decided: a raise (``exc_type`` set) or a returned result.
+
+    ``site`` is the innermost line in the user's own code (for a return: the line the
+    user's parse function returned from); ``inner`` the innermost line in a library the
+    user's code called (for a raise: the frame that raised, when not the user's; for a
+    return: the line the library's entry function returned from). ``path`` is the set of
+    lines the parse executed in the target's code (empty for a raise, and for a target
+    with no Python code of its own).
+    """
+
+    exc_type: str = ""
+    site: Site | None = None
+    inner: Site | None = None
+    path: tuple[tuple[str, int], ...] = ()
+    notable: tuple[Site, ...] = field(default=())
+
+    @property
+    def raised(self) -> bool:
+        """Whether the parse ended in an exception."""
+        return bool(self.exc_type)
+
+    def key(self) -> str:
+        """What tells this origin from another, machine-independent; empty when nothing
+        is known (no frame of the target's code took part)."""
+        if self.raised:
+            parts = [self.exc_type]
+            if self.site is not None:
+                parts.append(f"at {self.site.file}:{self.site.line}")
+            if self.inner is not None:
+                parts.append(f"in {self.inner.file}:{self.inner.line}")
+            return " ".join(parts)
+        # a returned result: the line it returned from in the user's code and in the
+        # library that decided (the whole path varies with incidental branches -- which
+        # of two ``except`` clauses caught a bad call -- and is kept for guidance, not
+        # for keys)
+        parts = []
+        if self.site is not None:
+            parts.append(f"returned at {self.site.file}:{self.site.line}")
+        if self.inner is not None:
+            parts.append(f"via {self.inner.file}:{self.inner.line}")
+        return " ".join(parts)
+
+    def path_digest(self) -> str:
+        """A short hash of the whole path ("" when none was recorded)."""
+        if not self.path:
+            return ""
+        return hashlib.sha256(repr(self.path).encode()).hexdigest()[:12]
+
+    def deciding(self) -> Site | None:
+        """The line to show a reader: the user's line, else the library's."""
+        return self.site or self.inner
+
+
+# ------------------------------------------------------------------ whose code is it
+
+
+@lru_cache(maxsize=1)
+def _stdlib_dirs() -> tuple[str, ...]:
+    paths = sysconfig.get_paths()
+    dirs = {os.path.realpath(paths[k]) for k in ("stdlib", "platstdlib") if k in paths}
+    return tuple(sorted(d + os.sep for d in dirs))
+
+
+@lru_cache(maxsize=1)
+def _own_dir() -> str:
+    return os.path.realpath(os.path.dirname(os.path.dirname(__file__))) + os.sep
+
+
+_PACKAGE_DIRS = ("site-packages", "dist-packages")
+# the fuzzing machinery around a target, never the target's own code (a Hypothesis
+# garbage-collector callback can run inside a traced parse)
+_MACHINERY = frozenset({"hypothesis", "_hypothesis_ftz_detector", "_pytest", "pytest",
+                        "pluggy", "coverage", "atheris"})
+
+
+@lru_cache(maxsize=4096)
+def code_kind(filename: str) -> str:
+    """Whose code a file holds: ``user``, ``package`` (installed), ``stdlib``,
+    ``reactfuzz`` (this package), ``machinery`` (Hypothesis, pytest: what runs around a
+    target), or ``none`` (no file: ``<string>``, frozen modules)."""
+    if not filename or filename.startswith("<"):
+        return "none"
+    real = os.path.realpath(filename)
+    if real.startswith(_own_dir()):
+        return "reactfuzz"
+    parts = real.split(os.sep)
+    for i, p in enumerate(parts[:-1]):
+        if p in _PACKAGE_DIRS:
+            top = parts[i + 1].removesuffix(".py")
+            return "machinery" if top in _MACHINERY else "package"
+    if real.startswith(_stdlib_dirs()):
+        return "stdlib"
+    return "user"
+
+
+@lru_cache(maxsize=4096)
+def _relative(filename: str) -> str:
+    """``filename`` relative to the ``sys.path`` entry that holds it (the import path)."""
+    real = os.path.realpath(filename)
+    best = ""
+    for entry in sys.path:
+        root = os.path.realpath(entry or os.getcwd()) + os.sep
+        if real.startswith(root) and len(root) > len(best):
+            best = root
+    rel = real[len(best):] if best else os.path.basename(real)
+    return rel.replace(os.sep, "/")
+
+
+def _site(filename: str, line: int, function: str) -> Site:
+    code = linecache.getline(filename, line).strip()[:200]
+    return Site(_relative(filename), line, function, os.path.realpath(filename), code)
+
+
+def _is_target(filename: str, own: tuple[str, ...]) -> bool:
+    kind = code_kind(filename)
+    if kind in ("user", "package"):
+        return True
+    return kind == "reactfuzz" and bool(own) and os.path.realpath(filename).startswith(own)
+
+
+# ------------------------------------------------------------------------- a raise
+
+
+def origin_of_exception(exc: BaseException, own: tuple[str, ...] = ()) -> Origin:
+    """Where ``exc`` came from: its type, the innermost frame in the user's code, and the
+    innermost frame of the target's code overall when that is a library's.
+
+    ``own`` names directories of reactfuzz that count as the target's code (a built-in
+    parser's module).
+    """
+    frames: list[tuple[str, int, str]] = []
+    tb: TracebackType | None = exc.__traceback__
+    while tb is not None:
+        code = tb.tb_frame.f_code
+        frames.append((code.co_filename, tb.tb_lineno, code.co_name))
+        tb = tb.tb_next
+    site = inner = None
+    for filename, line, function in reversed(frames):
+        if not _is_target(filename, own):
+            continue
+        if inner is None:
+            inner = (filename, line, function)
+        if code_kind(filename) == "user" or (own and code_kind(filename) == "reactfuzz"):
+            site = (filename, line, function)
+            break
+    if site is not None and site == inner:
+        inner = None
+    return Origin(
+        exc_type=_type_name(exc),
+        site=_site(*site) if site else None,
+        inner=_site(*inner) if inner else None,
+    )
+
+
+def _type_name(exc: BaseException) -> str:
+    try:
+        return type(exc).__qualname__
+    except Exception:  # pragma: no cover - a class whose name cannot be read
+        return "Exception"
+
+
+# -------------------------------------------------------------------------- a path
+
+
+class _Recorder:
+    """What one traced parse executed in the target's code."""
+
+    def __init__(self, own: tuple[str, ...]) -> None:
+        self.own = own
+        self.lines: set[tuple[str, int]] = set()
+        self.files: dict[str, bool] = {}
+        # (depth, is user code, caller is user code, file, line, function, lines run
+        # while the frame was active, the frame's id, (the caller's id, its line), the
+        # returned value's id) per return
+        self.returns: list[tuple[int, bool, bool, str, int, str, int, int,
+                                 tuple[int, int], int]] = []
+        self.full = False
+        self.events = 0  # line events so far
+        self.starts: dict[int, int] = {}  # id(frame) -> line events when it started
+
+    def started(self, frame: FrameType) -> None:
+        self.starts[id(frame)] = self.events
+
+    def wanted(self, filename: str) -> bool:
+        hit = self.files.get(filename)
+        if hit is None:
+            hit = self.files[filename] = _is_target(filename, self.own)
+        return hit
+
+    def line(self, code: CodeType, lineno: int) -> None:
+        self.events += 1
+        if len(self.lines) < MAX_PATH_LINES:
+            self.lines.add((code.co_filename, lineno))
+        else:
+            self.full = True
+
+    def returned(self, frame: FrameType, lineno: int, value: Any = None) -> None:
+        code = frame.f_code
+        depth, up = 0, frame.f_back
+        caller_user = False
+        caller = (id(up), up.f_lineno) if up is not None else (0, 0)
+        if up is not None:
+            caller_user = self.wanted(up.f_code.co_filename) and self._user(
+                up.f_code.co_filename)
+        while up is not None:
+            depth += 1
+            up = up.f_back
+        span = self.events - self.starts.pop(id(frame), self.events)
+        self.returns.append((depth, self._user(code.co_filename), caller_user,
+                             code.co_filename, lineno, code.co_name, span, id(frame),
+                             caller, id(value)))
+
+    def _user(self, filename: str) -> bool:
+        kind = code_kind(filename)
+        return kind == "user" or (kind == "reactfuzz" and bool(self.own))
+
+    @staticmethod
+    def _feeds(callee: tuple[Any, ...], caller: tuple[Any, ...]) -> bool:
+        """Whether ``callee`` returned into ``caller``'s return statement (``return
+        helper(text)``): user code, called from that frame, and the very value the caller
+        returned (not a part of it, as ``Step(thought=helper(text))``)."""
+        return bool(callee[1]) and callee[8][0] == caller[7] and callee[9] == caller[9]
+
+    def origin(self) -> Origin:
+        if not self.returns:
+            return Origin()
+        top = min(r[0] for r in self.returns)
+        site = inner = None
+        outer = [i for i, r in enumerate(self.returns) if r[0] == top]
+        if outer and self.returns[outer[-1]][1]:
+            # down the chain of ``return helper(text)``: each return just before its
+            # caller's, one level deeper, in the user's code; the deepest decided
+            at = outer[-1]
+            while at > 0 and self._feeds(self.returns[at - 1], self.returns[at]):
+                at -= 1
+            site = self.returns[at]
+        # the library's entry point: of the package functions the user's code called (or,
+        # for a target that is itself a package function, the outermost), the one that
+        # ran the most lines: the framework's parse, not a property read after it
+        entries = [r for r in self.returns if not r[1] and (r[2] or r[0] == top)]
+        if entries:
+            inner = max(reversed(entries), key=lambda r: r[6])
+        path = tuple(sorted((_relative(f), n) for f, n in self.lines))
+        notable: list[Site] = []
+        for f, n in sorted(self.lines):
+            code = linecache.getline(f, n).strip()
+            if code and not code.startswith(("#", "def ", "class ", "return", '"""')) \
+                    and _READS_TEXT.search(code):
+                notable.append(Site(_relative(f), n, "", os.path.realpath(f), code[:200]))
+                if len(notable) == MAX_NOTABLE:
+                    break
+        return Origin(
+            site=_site(site[3], site[4], site[5]) if site else None,
+            inner=_site(inner[3], inner[4], inner[5]) if inner else None,
+            path=path,
+            notable=tuple(notable),
+        )
+
+
+def _trace_with_settrace(call: Callable[[], Any], rec: _Recorder) -> Any:
+    def local(frame: FrameType, event: str, arg: Any) -> Any:
+        if event == "line":
+            rec.line(frame.f_code, frame.f_lineno)
+        elif event == "return":
+            rec.returned(frame, frame.f_lineno, arg)
+        return local
+
+    def global_(frame: FrameType, event: str, arg: Any) -> Any:
+        if event != "call" or not rec.wanted(frame.f_code.co_filename):
+            return None
+        rec.started(frame)
+        return local
+
+    previous = sys.gettrace()
+    sys.settrace(global_)
+    try:
+        return call()
+    finally:
+        sys.settrace(previous)
+
+
+_TOOL_LOCK = threading.Lock()
+
+
+def _trace_with_monitoring(call: Callable[[], Any], rec: _Recorder) -> Any:  # pragma: no cover
+    monitoring = sys.monitoring  # type: ignore[attr-defined]
+    events = monitoring.events
+    with _TOOL_LOCK:
+        tool = next((t for t in range(6) if monitoring.get_tool(t) is None), None)
+        if tool is None:  # every tool id taken (a debugger, coverage): fall back
+            return _trace_with_settrace(call, rec)
+        monitoring.use_tool_id(tool, "reactfuzz")
+    disable = monitoring.DISABLE
+
+    def on_line(code: CodeType, lineno: int) -> Any:
+        if not rec.wanted(code.co_filename):
+            return disable
+        rec.line(code, lineno)
+        return None
+
+    def on_start(code: CodeType, offset: int) -> Any:
+        if not rec.wanted(code.co_filename):
+            return disable
+        rec.started(sys._getframe(1))
+        return None
+
+    def on_return(code: CodeType, offset: int, retval: Any) -> Any:
+        if not rec.wanted(code.co_filename):
+            return disable
+        frame = sys._getframe(1)
+        rec.returned(frame, frame.f_lineno, retval)
+        return None
+
+    try:
+        monitoring.register_callback(tool, events.LINE, on_line)
+        monitoring.register_callback(tool, events.PY_RETURN, on_return)
+        monitoring.register_callback(tool, events.PY_START, on_start)
+        monitoring.set_events(tool, events.LINE | events.PY_RETURN | events.PY_START)
+        return call()
+    finally:
+        monitoring.set_events(tool, 0)
+        monitoring.register_callback(tool, events.LINE, None)
+        monitoring.register_callback(tool, events.PY_RETURN, None)
+        monitoring.register_callback(tool, events.PY_START, None)
+        monitoring.free_tool_id(tool)
+
+
+def traced_call(call: Callable[[], Any], own: tuple[str, ...] = ()) -> tuple[Any, Origin]:
+    """Run ``call()`` recording the lines it executes in the target's code; returns its
+    result and the :class:`Origin` of the result (a raise propagates, untraced)."""
+    rec = _Recorder(own)
+    collecting = gc.isenabled()
+    gc.disable()  # a collection's callbacks would run inside the parse's path
+    try:
+        if hasattr(sys, "monitoring"):  # pragma: no cover - 3.12+
+            result = _trace_with_monitoring(call, rec)
+        else:
+            result = _trace_with_settrace(call, rec)
+    finally:
+        if collecting:
+            gc.enable()
+    return result, rec.origin()
