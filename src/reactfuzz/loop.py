@@ -111,7 +111,7 @@ def default_token_counter() -> TokenCounter:
     choice is made once per process (``default_token_counter.cache_clear()`` forgets it).
     """
     try:
-        import tiktoken  # type: ignore[import-not-found]
+        import tiktoken  # type: ignore[import-not-found,unused-ignore]
 
         encoding = tiktoken.get_encoding("cl100k_base")
         encoding.encode("probe")

@@ -223,7 +223,8 @@ def _write_reports(summary: RunSummary, args: argparse.Namespace) -> None:
     if args.junit:
         write_junit(summary, args.junit)
     if args.markdown:
-        _write_text(args.markdown, render_markdown(summary))
+        full = args.html or args.json or args.sarif or None
+        _write_text(args.markdown, render_markdown(summary, full_report=full))
     if args.html:
         write_html(summary, args.html)
     if args.sarif:

@@ -23,11 +23,12 @@ quote, or move to JSON arguments.
 
 from __future__ import annotations
 
+import re
 from functools import lru_cache
-from typing import Final
+from typing import Final, NamedTuple
 
 from ..formats import get_format
-from .corpus import Finding
+from .corpus import Finding, SiteSpec
 
 __all__ = [
     "CHECK_ADVICE",
@@ -37,6 +38,7 @@ __all__ = [
     "advice",
     "advice_for",
     "advice_source",
+    "code_advice",
 ]
 
 # ---------------------------------------------------------------------------- mechanisms
@@ -381,7 +383,113 @@ def _family(fmt: str) -> str:
         return ""
 
 
+# ---------------------------------------------------------------------------- code
+
+
+class _Rule(NamedTuple):
+    """A mechanism a line of the parser's code shows: what the line does, and the fix.
+
+    A rule reads the deciding lines (where the parser raised or returned) for any
+    failure; a rule with ``path_kinds`` also reads the other lines the parse ran that
+    read the text, for those failure kinds only (a line that ran is not always the one
+    that decided: an ``if "Answer:" in text`` that was false ran too)."""
+
+    name: str
+    pattern: re.Pattern[str]
+    does: str
+    fix: str
+    exc: tuple[str, ...] = ()  # only for a raise of one of these types
+    path_kinds: tuple[str, ...] = ()
+
+
+_LABEL = r"""["'][^"'\n]*[A-Za-z]:\s?["']"""
+_WHOLE = r"(?:text|completion|message|output|llm_output|response|content|s)"
+_HIJACK = ("hijacked-answer", "disagrees:other-kind", "disagrees:other-answer")
+_RAN = ("wrong-call", "disagrees:other-tool", "disagrees:other-arguments",
+        "disagrees:laxer")
+_RULES: Final = (
+    _Rule("index", re.compile(r"\[[^\]]*\]"), "indexes a part the completion may not have",
+          "Check that the part is there (`len(parts) > 1`, `dict.get`) and refuse the"
+          " completion with a reason the model can act on, instead of raising.",
+          exc=("IndexError", "KeyError")),
+    _Rule("type", re.compile(r"."), "assumes a type the completion does not guarantee",
+          "Check the decoded value's type (JSON may give a string, a list or null where"
+          " you expect an object) and refuse any other shape with a reason, instead of"
+          " raising.", exc=("AttributeError", "TypeError")),
+    _Rule("whole-text-answer",
+          re.compile(rf"""return\b.*["'](?:final|answer|finish)\w*["']\s*,\s*\(?\s*"""
+                     rf"""{_WHOLE}\b(?:\.strip\(\))?\s*\)?\s*\)?\s*$"""),
+          "returns the whole completion as the answer", ANSWER_TEXT),
+    _Rule("label-anywhere",
+          re.compile(rf"{_LABEL}\s+(?:not\s+)?in\b|\.(?:split|rsplit|find|rfind|index|"
+                     rf"rindex|partition|rpartition|count)\(\s*{_LABEL}"),
+          "looks for a label anywhere in the text, not only at a line start", ANCHOR,
+          path_kinds=_HIJACK),
+    _Rule("splitlines", re.compile(r"\.splitlines\("),
+          "splits with `str.splitlines()`, which also ends a line at `\\r`, `\\x85` and"
+          " `\\u2028`", LINES, path_kinds=(*_HIJACK, *_RAN)),
+    _Rule("comma-split", re.compile(r"""\.split\(\s*["'],\s?["']"""),
+          "splits the arguments on every comma", QUOTE,
+          path_kinds=(*_RAN, "unvalidated-call")),
+    _Rule("brace-slice", re.compile(r"""\.(?:find|rfind|index|rindex)\(\s*["'][{}\[\]]["']"""),
+          "slices the text at a brace found anywhere in it", JSON_FIELD,
+          path_kinds=("silent-drop", "disagrees:stricter", *_RAN)),
+    _Rule("lenient-json", re.compile(r"""\b(?:json5|json_repair|repair_json|demjson3?|"""
+                                     r"""literal_eval)\b|\.replace\(\s*["']'["']"""),
+          "decodes the arguments leniently", LENIENT, path_kinds=_RAN),
+    _Rule("search-anywhere", re.compile(r"\.(?:search|findall|finditer)\("),
+          "finds the action with a search over the whole text (unless its pattern starts"
+          " with `^` under `re.MULTILINE`, a match anywhere counts, and the first or last"
+          " of several wins)", OPERATOR_ADVICE["injected.action-in-thought"].wrong,
+          path_kinds=("wrong-call", "silent-drop", "disagrees:other-tool")),
+)
+
+
+def _lines(finding: Finding) -> list[tuple[SiteSpec, bool]]:
+    """The lines of the target's code a finding's origin names, most telling first, each
+    with whether it decided: the deciding line, the library's, then the other lines of
+    the path that read the text."""
+    o = finding.origin
+    if o is None:
+        return []
+    deciding = [(s, True) for s in (o.site, o.inner) if s is not None and s.code]
+    return deciding + [(s, False) for s in o.notable if s.code]
+
+
+def code_advice(finding: Finding) -> tuple[SiteSpec, str, str] | None:
+    """The mechanism a finding's origin shows, if any: the line, what it does, the fix."""
+    o = finding.origin
+    if o is None or finding.cause == "protocol":
+        return None
+    if finding.failure == "crash" and not o.exc_type:
+        return None  # the dispatcher crashed on what the parse returned: not a line of it
+    for site, decided in _lines(finding):
+        for rule in _RULES:
+            if rule.exc and (o.exc_type not in rule.exc or site is not o.deciding()):
+                continue
+            if not decided and finding.failure not in rule.path_kinds:
+                continue
+            if rule.pattern.search(site.code):
+                return site, rule.does, rule.fix
+    return None
+
+
 def advice_for(finding: Finding) -> str:
-    """The advice for one finding, from its check, failure, operator, cause and format."""
-    return advice(finding.check, finding.failure, finding.abuse, finding.cause,
-                  _family(finding.format))
+    """The fix for one finding's bug: from the mechanism its origin shows (the line of
+    code and what it does) when a rule knows it; else from its check, operator and
+    format, saying that it was not read from the code when the code was there to read.
+    A finding that carries its ``fix`` (every finding a run makes) gives that."""
+    if finding.fix:
+        return finding.fix
+    found = code_advice(finding)
+    if found is not None:
+        site, does, fix = found
+        return f"{site.where()}: `{site.code}` {does}. {fix}"
+    source, text = advice_source(finding.check, finding.failure, finding.abuse,
+                                 finding.cause, _family(finding.format))
+    where = finding.origin.deciding() if finding.origin is not None else None
+    if (where is not None and finding.cause == "design"
+            and source in ("operator", "family", "generic")):
+        return (f"{text} (a guess from how the text was abused: the code at {where.where()}"
+                " does not show the mechanism)")
+    return text

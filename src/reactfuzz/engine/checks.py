@@ -81,6 +81,9 @@ class Failure:
     cause: Literal["design", "protocol"] = "design"
     # what was observed, values masked: with check, kind and cause, the root cause
     signature: str = ""
+    # the same without what stands in for the parser's mechanism (where a label stood in
+    # the text, how the grammar reads it): used instead when the parser's origin is known
+    shape: str = ""
 
 
 @dataclass(frozen=True)
@@ -90,6 +93,9 @@ class Check:
     id: str
     description: str
     fn: Callable[[CheckInput], Failure | None] = field(repr=False)
+    # whether where the parser decided tells this check's bugs apart (see
+    # ``engine.example``): not for a property of the text or of the design as a whole
+    by_origin: bool = True
 
     def __call__(self, inp: CheckInput) -> Failure | None:
         return self.fn(inp)
@@ -99,17 +105,21 @@ CHECKS: Registry[Check] = Registry("check")
 """Every registered check by id, in registration order (the order failures are reported)."""
 
 
-def check(id: str, description: str) -> Callable[
+def check(id: str, description: str, *, by_origin: bool = True) -> Callable[
     [Callable[[CheckInput], Failure | None]], Callable[[CheckInput], Failure | None]
 ]:
-    """Register a check function under ``id`` (a decorator)."""
+    """Register a check function under ``id`` (a decorator).
+
+    ``by_origin`` says where the parser decided (the line that raised, the path a parse
+    took) tells this check's bugs apart; ``False`` for a property of the text or of the
+    design as a whole (a slow parse, a fabricated observation acted on)."""
 
     problem = id_problem("check", id)  # ids name corpus files
     if problem is not None:
         raise UsageError(problem)
 
     def deco(fn: Callable[[CheckInput], Failure | None]) -> Callable[[CheckInput], Failure | None]:
-        CHECKS.add(id, Check(id, description, fn))  # a second one of that id: UsageError
+        CHECKS.add(id, Check(id, description, fn, by_origin))  # a second one of that id: UsageError
         return fn
 
     return deco
@@ -127,11 +137,40 @@ def _names(registry: ToolRegistry) -> tuple[list[str], list[str]]:
     return [t.name for t in registry], [n for t in registry for n in t.names]
 
 
+def verdict_shape(inp: CheckInput) -> str:
+    """The shape of the example's verdict without the text's stand-ins for the parser's
+    mechanism (see :func:`.rootcause.outcome_signature`)."""
+    v, sc = inp.verdict, inp.scenario
+    if v.kind == "unvalidated-call":
+        return verdict_signature(inp)
+    refusable = bool(sc.acceptable.rejections)
+    refused = ""
+    if (isinstance(inp.outcome, Finished) and isinstance(sc.intent, Call)
+            and _message_answers(inp.fmt)):
+        # a call lost and the message shown instead, where a message is an answer: the
+        # parser's pattern decided (no line of Python shows it), and how the format reads
+        # the text tells its mechanisms apart -- a valid call lost, a broken one skipped,
+        # a tag never closed
+        refused = refusal_kind(inp.reference.outcome()) if refusable else \
+            "the text carries the call"
+    return outcome_signature(v.kind, inp.outcome, sc.intent, sc.acceptable.calls,
+                             sc.completion, inp.fmt, *_names(inp.registry),
+                             refusable=refusable, refused=refused, proxies=False)
+
+
+def _message_answers(fmt: Format) -> bool:
+    """Whether the format's answer is the plain message (a tag protocol, bare JSON: no
+    answer label, no finish tool). In a labelled format a call read as an answer is taken
+    after a label or is a whole-text fallback: one branch of the parser, whatever the
+    text held."""
+    return not fmt.labels.answer and not fmt.finish_action
+
+
 def verdict_signature(inp: CheckInput) -> str:
     """The root-cause signature of the example's verdict (see :mod:`.rootcause`)."""
     v = inp.verdict
     if v.kind == "unvalidated-call":
-        return mask(v.explanation, *_names(inp.registry))
+        return mask(v.explanation, *_names(inp.registry), completion=inp.scenario.completion)
     sc = inp.scenario
     refusable = bool(sc.acceptable.rejections)
     refused = ""
@@ -161,7 +200,8 @@ def _verdict_check(kind: str) -> Callable[[CheckInput], Failure | None]:
         cause = v.cause
         if kind in ("wrong-call", "hijacked-answer") and _not_carried(inp):
             cause = "protocol"  # a note on the format, not a fault of the design
-        return Failure(v.kind, v.explanation, v.severity, cause, verdict_signature(inp))
+        return Failure(v.kind, v.explanation, v.severity, cause, verdict_signature(inp),
+                       verdict_shape(inp))
 
     return fn
 
@@ -169,7 +209,8 @@ def _verdict_check(kind: str) -> Callable[[CheckInput], Failure | None]:
 check("no-wrong-call", "no call runs that differs from what the model meant")(
     _verdict_check("wrong-call")
 )
-check("no-unvalidated-call", "the intended tool never runs with arguments its schema refuses")(
+check("no-unvalidated-call", "the intended tool never runs with arguments its schema refuses",
+      by_origin=False)(
     _verdict_check("unvalidated-call")
 )
 check("no-hijacked-answer", "no answer other than the model's, and none instead of an action")(
@@ -183,15 +224,18 @@ def _no_crash(inp: CheckInput) -> Failure | None:
         return None  # a parse that ran past the limit is bounded-time's finding, not a second one
     if inp.error is not None:
         return Failure("crash", f"the parser raised {inp.error}", SEVERITY["crash"],
-                       signature="parser " + mask(inp.error, *_names(inp.registry)))
+                       signature="parser " + mask(inp.error, *_names(inp.registry),
+                                                  completion=inp.scenario.completion),
+                       shape="parser crash")
     if isinstance(inp.outcome, Crashed):
         return Failure("crash", inp.verdict.explanation, SEVERITY["crash"],
-                       signature=verdict_signature(inp))
+                       signature=verdict_signature(inp), shape=verdict_shape(inp))
     return None
 
 
 @check("bounded-time", "no parse runs past its time limit (in proportion to the length past"
-       " 16 kB), and no slow parse of a long input grows faster than the input")
+       " 16 kB), and no slow parse of a long input grows faster than the input",
+       by_origin=False)
 def _bounded_time(inp: CheckInput) -> Failure | None:
     # no claim of growth from one parse: a pure-Python decoder is linear and still a
     # hundred times slower than the grammar on the same text; growth is a long input
@@ -218,7 +262,8 @@ def _observation_at_line_start(text: str, fmt: Format) -> re.Match[str] | None:
 
 
 @check("no-fabricated-observation",
-       "a model-written Observation never enters the transcript of a completion acted on")
+       "a model-written Observation never enters the transcript of a completion acted on",
+       by_origin=False)
 def _no_fabricated(inp: CheckInput) -> Failure | None:
     if not isinstance(inp.outcome, (Executed, Finished)):
         return None

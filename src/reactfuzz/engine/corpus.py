@@ -28,15 +28,19 @@ from ..oracle import Acceptable
 from ..parsers import PARSERS
 
 __all__ = [
+    "MAX_EXAMPLES",
     "MAX_FIELD_CHARS",
     "SCHEMA_VERSION",
     "AcceptableSpec",
     "Finding",
     "IntentSpec",
+    "OriginSpec",
+    "SiteSpec",
     "bounded_finding",
     "is_code_reference",
     "iter_corpus",
     "load_finding",
+    "pick_examples",
     "save_finding",
     "sweep_temp_files",
 ]
@@ -116,6 +120,77 @@ class AcceptableSpec(BaseModel):
                           self.reason, self.representable)
 
 
+class SiteSpec(BaseModel):
+    """One line of the target's code, as a finding stores it (see ``targets.origin.Site``)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    file: str  # relative to the import path entry that holds it
+    line: int
+    function: str = ""
+    path: str = ""  # absolute, where the run found it
+    code: str = ""  # the line's text
+
+    def where(self) -> str:
+        """``file:line in function``."""
+        at = f"{self.file}:{self.line}"
+        return f"{at} in {self.function}" if self.function else at
+
+
+class OriginSpec(BaseModel):
+    """Where the target decided on a finding's completion: what it raised and where, or
+    the line its parse returned from, and how many lines of its code the parse ran."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    exc_type: str = ""
+    site: SiteSpec | None = None  # in the user's own code
+    inner: SiteSpec | None = None  # in a library the user's code called
+    path_lines: int = 0
+    path: str = ""  # a hash of the lines the parse ran (see ``Origin.path_digest``)
+    key: str = ""
+    # lines of the path that read the text (a label test, a split, a decoder): for advice
+    notable: list[SiteSpec] = Field(default_factory=list)
+
+    @classmethod
+    def of(cls, origin: Any) -> OriginSpec | None:
+        """The stored view of a ``targets.origin.Origin`` (``None`` stays ``None``)."""
+        if origin is None:
+            return None
+
+        def site(s: Any) -> SiteSpec | None:
+            if s is None:
+                return None
+            return SiteSpec(file=s.file, line=s.line, function=s.function, path=s.path,
+                            code=s.code)
+
+        return cls(exc_type=origin.exc_type, site=site(origin.site), inner=site(origin.inner),
+                   path_lines=len(origin.path), path=origin.path_digest(), key=origin.key(),
+                   notable=[s for s in map(site, origin.notable) if s is not None])
+
+    def deciding(self) -> SiteSpec | None:
+        """The line to show: the user's own, else the library's."""
+        return self.site or self.inner
+
+    def describe(self) -> str:
+        """One line: ``IndexError raised at agent.py:42 in parse`` or ``returned at ...``."""
+        site = self.deciding()
+        if site is None:
+            return f"{self.exc_type} raised" if self.exc_type else ""
+        verb = f"{self.exc_type} raised" if self.exc_type else "returned"
+        text = f"{verb} at {site.where()}"
+        if self.site is not None and self.inner is not None:
+            text += f", in {self.inner.where()}"
+        return text
+
+
+MAX_EXAMPLES = 3
+"""How many other completions a finding keeps beside its shortest (distinct, shortest first)."""
+
+MAX_EXAMPLE_CHARS = 2048
+"""The longest other example a finding keeps whole (the shortest completion is always whole)."""
+
+
 class Finding(BaseModel):
     """A failed check, shrunk and classified, with all it takes to reproduce it.
 
@@ -151,6 +226,13 @@ class Finding(BaseModel):
     signature: str = ""
     # the other abuse operators whose search reached the same root cause
     also_reached: list[str] = Field(default_factory=list)
+    # where the target decided (what it raised and where, or the line it returned from)
+    origin: OriginSpec | None = None
+    # how many failing examples the run met of this bug, and a few other completions
+    count: int = 1
+    examples: list[str] = Field(default_factory=list)
+    # the fix for this bug, chosen from its origin when it shows the mechanism
+    fix: str = ""
 
     def model_post_init(self, __context: Any) -> None:
         encoded = base64.b64encode(self.completion.encode("utf-8")).decode("ascii")
@@ -166,17 +248,39 @@ class Finding(BaseModel):
 
     @property
     def id(self) -> str:
-        """Stable identity: what makes two findings the same bug."""
-        key = json.dumps(
-            [self.target, self.format, self.dispatcher, self.tools, self.check, self.failure,
-             self.abuse, self.completion],
-            ensure_ascii=True,
-        )
+        """Stable identity: what makes two findings the same bug -- its root cause
+        (:meth:`root_key`, with the tools), so the bug keeps its file whichever example
+        is the shortest; a finding with no signature (written before there were any) is
+        known by its completion."""
+        if self.signature:
+            parts = [self.target, self.format, self.dispatcher, self.tools, self.check,
+                     self.failure, self.cause, self.signature]
+        else:
+            parts = [self.target, self.format, self.dispatcher, self.tools, self.check,
+                     self.failure, self.abuse, self.completion]
+        key = json.dumps(parts, ensure_ascii=True)
         return hashlib.sha256(key.encode()).hexdigest()[:16]
+
+    def merged(self, other: Finding) -> Finding:
+        """This bug with ``other``'s examples added: the shortest completion leads (its
+        operator becomes the finding's, the rest ``also_reached``), counts add up, and a
+        few distinct other completions are kept."""
+        first, second = (self, other) if _shorter_or_same(self, other) else (other, self)
+        reached = [*first.also_reached, second.abuse, *second.also_reached,
+                   *([] if first is self else [self.abuse])]
+        reached = [a for a in dict.fromkeys(reached) if a != first.abuse]
+        pool = [second.completion, *first.examples, *second.examples]
+        examples = pick_examples(pool, first.completion)
+        return first.model_copy(update={
+            "also_reached": reached, "count": self.count + other.count,
+            "examples": examples, "shrunk": first.shrunk,
+            "origin": first.origin or second.origin, "fix": first.fix or second.fix})
 
     @property
     def filename(self) -> str:
         """The corpus file name: readable prefix plus the stable hash."""
+        if self.signature:  # one file per bug, whichever operator's example leads
+            return f"{self.check}-{self.id}.json".replace("/", "_")
         return f"{self.check}-{self.abuse}-{self.id}.json".replace("/", "_")
 
     def dedup_key(self) -> tuple[str, ...]:
@@ -208,6 +312,27 @@ class Finding(BaseModel):
         if is_code_reference(self.tools, tools=True):
             extra += f" --tools {self.tools}"
         return f"reactfuzz replay {where}{extra}"
+
+
+def _shorter_or_same(a: Finding, b: Finding) -> bool:
+    """Whether ``a``'s completion leads ``b``'s: shorter, or as short and shrunk."""
+    return (len(a.completion), not a.shrunk) <= (len(b.completion), not b.shrunk)
+
+
+def pick_examples(pool: list[str], lead: str) -> list[str]:
+    """Up to :data:`MAX_EXAMPLES` distinct completions other than ``lead``, shortest first,
+    each cut to :data:`MAX_EXAMPLE_CHARS`."""
+    seen = {lead}
+    out: list[str] = []
+    for text in sorted(pool, key=len):
+        short = cut_text(text, MAX_EXAMPLE_CHARS, MAX_EXAMPLE_CHARS - 80)
+        if text in seen or short in seen:
+            continue
+        seen.update((text, short))
+        out.append(short)
+        if len(out) == MAX_EXAMPLES:
+            break
+    return out
 
 
 def is_code_reference(ref: str, *, tools: bool = False) -> bool:
@@ -247,6 +372,10 @@ def save_finding(finding: Finding, directory: str | Path) -> Path:
     d.mkdir(parents=True, exist_ok=True)
     finding = bounded_finding(finding)
     path = d / finding.filename
+    stored = _stored(path, finding)
+    if stored is not None:  # the bug's file from an earlier run: its examples are kept
+        finding = bounded_finding(finding.merged(stored).model_copy(
+            update={"count": finding.count}))
     text = json.dumps(finding.model_dump(mode="json"), indent=2, ensure_ascii=False) + "\n"
     fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".json", dir=d)
     try:
@@ -260,6 +389,19 @@ def save_finding(finding: Finding, directory: str | Path) -> Path:
         Path(tmp).unlink(missing_ok=True)
         raise
     return path
+
+
+def _stored(path: Path, finding: Finding) -> Finding | None:
+    """The finding ``path`` holds when it is the same bug as ``finding`` (else ``None``:
+    no file, an unreadable one, or a finding written before bugs had signatures)."""
+    if not finding.signature or not path.is_file():
+        return None
+    try:
+        stored = load_finding(path)
+    except InputFileError:
+        return None
+    return stored if stored.id == finding.id and stored.completion != finding.completion \
+        else None
 
 
 STALE_TEMP_SECONDS: Final = 3600.0

@@ -9,7 +9,9 @@ Step, Outcome, verdict and reading.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import hashlib
+from collections import OrderedDict
+from dataclasses import dataclass, replace
 
 from ..designs import Decision, ParserFailed, Reading, decide
 from ..dispatch import Outcome, get_dispatcher
@@ -21,10 +23,13 @@ from ..oracle import Verdict, judge
 from ..parsers import Parser
 from ..strategies import Scenario
 from ..targets import ParseResult, Target
+from ..targets.origin import Origin
 from ..tools import ToolRegistry
+from .advice import advice_for
 from .checks import Check, CheckInput, Failure
-from .corpus import AcceptableSpec, Finding, IntentSpec
+from .corpus import AcceptableSpec, Finding, IntentSpec, OriginSpec, pick_examples
 from .growth import measure_growth
+from .rootcause import with_origin
 
 __all__ = ["Decided", "Example", "decide_example", "examine", "to_finding"]
 
@@ -106,6 +111,7 @@ class Example:
     failure: Failure | None
     check: str | None
     reading: Reading | None = None
+    origin: Origin | None = None  # where the target decided (failing examples only)
 
 
 def examine(
@@ -165,16 +171,60 @@ def examine(
             failures.append((c.id, f))
     # a design fault outranks a protocol note on the same example
     failures.sort(key=lambda cf: cf[1].cause != "design")
-    first: tuple[str | None, Failure | None] = failures[0] if failures else (None, None)
-    return Example(scenario, step, outcome, verdict, first[1], first[0], reading)
+    if not failures:
+        return Example(scenario, step, outcome, verdict, None, None, reading)
+    check_id, failure = failures[0]
+    origin = None
+    by_origin = next((c.by_origin for c in checks if c.id == check_id), True)
+    if by_origin and isinstance(target, Target) and not result.timed_out:
+        origin = origin_of(target, scenario.completion, result)
+        if origin is not None:
+            failure = keyed_by_origin(failure, origin)
+    return Example(scenario, step, outcome, verdict, failure, check_id, reading, origin)
+
+
+_TRACES: OrderedDict[tuple[int, str], Origin | None] = OrderedDict()
+_TRACES_KEPT = 256
+
+
+def origin_of(target: Target, completion: str, result: ParseResult) -> Origin | None:
+    """Where ``target`` decided on ``completion``: the frames of what it raised (they came
+    with ``result``), else the path of a traced parse (once per completion and target:
+    shrinking meets the same texts again)."""
+    if result.origin is not None and result.origin.raised:
+        return result.origin
+    key = (id(target), hashlib.sha1(completion.encode("utf-8", "surrogatepass")).hexdigest())
+    if key in _TRACES:
+        _TRACES.move_to_end(key)
+        return _TRACES[key]
+    origin = target.trace(completion)
+    _TRACES[key] = origin
+    while len(_TRACES) > _TRACES_KEPT:
+        _TRACES.popitem(last=False)
+    return origin
+
+
+def keyed_by_origin(failure: Failure, origin: Origin) -> Failure:
+    """``failure`` with its signature keyed on where the parser decided (the outcome's
+    shape, then the origin), when the origin says anything; unchanged otherwise."""
+    key = origin.key()
+    if not key:
+        return failure
+    shape = failure.shape or failure.signature
+    if origin.raised:
+        # the raise site says which bug; what the message says varies with the text
+        shape = shape.split(":", 1)[0]
+    return replace(failure, signature=with_origin(shape, key))
 
 
 def to_finding(ex: Example, target: str, fmt: Format, dispatcher: str, tools: str,
-               seed: int | None, shrunk: bool) -> Finding:
-    """The finding an example's first failure makes (the example must have failed)."""
+               seed: int | None, shrunk: bool, *, count: int = 1,
+               examples: list[str] | None = None) -> Finding:
+    """The finding an example's first failure makes (the example must have failed), with
+    ``count`` failing examples of its bug met and a few ``examples`` of them."""
     assert ex.failure is not None and ex.check is not None
     sc = ex.scenario
-    return Finding(
+    finding = Finding(
         target=target,
         format=fmt.source or fmt.name,
         dispatcher=dispatcher,
@@ -193,4 +243,8 @@ def to_finding(ex: Example, target: str, fmt: Format, dispatcher: str, tools: st
         seed=seed,
         shrunk=shrunk,
         signature=ex.failure.signature,
+        origin=OriginSpec.of(ex.origin),
+        count=max(1, count),
+        examples=pick_examples(examples or [], sc.completion),
     )
+    return finding.model_copy(update={"fix": advice_for(finding)})

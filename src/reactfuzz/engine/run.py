@@ -41,7 +41,7 @@ from .events import (
 from .example import Example, to_finding
 from .replay import replay_known, settle, stored_findings
 from .results import OperatorStats, RunSummary
-from .search import FailureKey
+from .search import FailureKey, Tally
 from .signals import Terminated, check_stop, deferred_signals, request_stop, reset_stop
 
 __all__ = ["run_fuzz", "run_fuzz_parallel"]
@@ -145,6 +145,8 @@ def _run_here(config: FuzzConfig, plan: Plan, summary: RunSummary, emit: EventSi
         emit(_started(config, plan, 1))
     current: dict[FailureKey, Example] = {}
     minimal: set[FailureKey] = set()
+    tally: dict[FailureKey, Tally] = {}
+    known: dict[str, set[FailureKey]] = {}  # per target: bugs shrunk by an earlier operator
     try:
         _replay_first(config, plan, summary, emit)
         for name, target in targets.items():
@@ -163,17 +165,20 @@ def _run_here(config: FuzzConfig, plan: Plan, summary: RunSummary, emit: EventSi
                 check_stop()
                 emit(OperatorStarted(name, abuse))
                 t0 = time.monotonic()
-                current, minimal = {}, set()
+                current, minimal, tally = {}, set(), {}
                 op_seed = operator_seed(plan.seed, name, abuse)
+                seen = known.setdefault(name, set())
                 _search_module.search(target, name, fmt, plan.registry, dispatcher,
                                       plan.checks, abuse, config, op_seed, deadline, emit,
-                                      stats, current, minimal)
+                                      stats, current, minimal, tally, seen)
                 # a signal waits until the findings are saved: the corpus and the
                 # summary never disagree
                 with deferred_signals():
                     stats.elapsed = time.monotonic() - t0
                     summary.examples += stats.examples
-                    _collect(current, summary, name, plan, config, op_seed, minimal, emit)
+                    _collect(current, summary, name, plan, config, op_seed, minimal, emit,
+                             tally)
+                    seen.update(k for k in current if k in minimal)
                     current = {}
                     emit(OperatorFinished(name, abuse, stats.examples, dict(stats.failures),
                                           round(stats.elapsed, 3)))
@@ -186,7 +191,8 @@ def _run_here(config: FuzzConfig, plan: Plan, summary: RunSummary, emit: EventSi
             # keep what the interrupted operator had found, unshrunk
             if current:
                 stats = summary.operators[-1]
-                _collect(current, summary, stats.target, plan, config, None, set(), emit)
+                _collect(current, summary, stats.target, plan, config, None, set(), emit,
+                         tally)
             emit(Interrupted(len(summary.findings)))
     finally:
         for t in targets.values():
@@ -202,13 +208,23 @@ def _collect(
     seed: int | None,
     minimal: set[FailureKey],
     emit: EventSink,
+    tally: dict[FailureKey, Tally] | None = None,
 ) -> None:
     """Turn an operator's failures into findings: one per root cause (a root cause an
-    earlier operator found lists this one in ``also_reached``); new ones kept, written
-    and announced; protocol notes and findings a baseline knows set aside."""
+    earlier operator found lists this one in ``also_reached`` and adds its examples); new
+    ones kept, written and announced; protocol notes and findings a baseline knows set
+    aside."""
+    tally = tally or {}
     for key, ex in recorded.items():
-        finding = bounded_finding(to_finding(ex, target, plan.fmt, plan.dispatchers[target],
-                                             config.tools, seed, key in minimal))
+        seen = tally.get(key, Tally())
+        # the bug's shortest example leads: the shrunk one, or a shorter one generation met
+        lead = min([ex, *seen.examples], key=lambda e: len(e.scenario.completion))
+        others = [e.scenario.completion for e in seen.examples if e is not lead]
+        if lead is not ex:
+            others.append(ex.scenario.completion)
+        finding = bounded_finding(to_finding(lead, target, plan.fmt, plan.dispatchers[target],
+                                             config.tools, seed, key in minimal,
+                                             count=seen.count, examples=others))
         if _merge_into(summary, finding, config):
             continue
         if finding.cause == "protocol":
@@ -224,18 +240,16 @@ def _collect(
 
 
 def _merge_into(summary: RunSummary, finding: Finding, config: FuzzConfig) -> bool:
-    """Add ``finding``'s operator to the finding of the same root cause, if there is one
-    (its corpus file is rewritten with the longer list)."""
+    """Merge ``finding`` into the finding of the same root cause, if there is one: its
+    operator and examples are added, and the shorter completion leads (the bug's corpus
+    file, named by the root cause, is rewritten)."""
     for group in (summary.findings, summary.protocol_notes):
         for i, known in enumerate(group):
             if known.root_key() != finding.root_key():
                 continue
-            reached = [*known.also_reached, finding.abuse, *finding.also_reached]
-            reached = [a for a in dict.fromkeys(reached) if a != known.abuse]
-            if reached != known.also_reached:
-                group[i] = known.model_copy(update={"also_reached": reached})
-                if group is summary.findings and config.corpus:
-                    save_finding(group[i], config.corpus)
+            group[i] = known.merged(finding)
+            if group is summary.findings and config.corpus:
+                save_finding(group[i], config.corpus)
             return True
     return False
 

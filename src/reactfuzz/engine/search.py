@@ -21,6 +21,8 @@ from __future__ import annotations
 
 import time
 import warnings
+from collections.abc import Collection
+from dataclasses import dataclass, field
 
 from hypothesis import HealthCheck, Phase, Verbosity, given, settings
 from hypothesis import seed as hypothesis_seed
@@ -33,16 +35,36 @@ from ..targets import Target
 from ..tools import ToolRegistry
 from .checks import Check
 from .config import FuzzConfig
+from .corpus import MAX_EXAMPLES
 from .events import EventSink, ExamplesRan
 from .example import Example, examine
 from .results import OperatorStats
 from .signals import check_stop
 
-__all__ = ["FailureKey", "search"]
+__all__ = ["FailureKey", "Tally", "search"]
 
 
 FailureKey = tuple[str, str, str, str]
 """(check, failure kind, cause, signature): what makes two failing examples one failure."""
+
+
+@dataclass
+class Tally:
+    """How often generation met one failure, and its shortest few distinct examples."""
+
+    count: int = 0
+    examples: list[Example] = field(default_factory=list)
+
+    def add(self, ex: Example, keep: int = MAX_EXAMPLES + 1) -> None:
+        """Count one more example; keep it if its completion is among the shortest."""
+        self.count += 1
+        text = ex.scenario.completion
+        if any(e.scenario.completion == text for e in self.examples):
+            return
+        if len(self.examples) < keep or len(text) < len(self.examples[-1].scenario.completion):
+            self.examples.append(ex)
+            self.examples.sort(key=lambda e: len(e.scenario.completion))
+            del self.examples[keep:]
 
 
 class _Fail(AssertionError):
@@ -64,14 +86,20 @@ def search(
     stats: OperatorStats,
     recorded: dict[FailureKey, Example] | None = None,
     shrunk: set[FailureKey] | None = None,
+    tally: dict[FailureKey, Tally] | None = None,
+    known: Collection[FailureKey] = (),
 ) -> dict[FailureKey, Example]:
     """Search one operator: one example per failure, minimal where it could be shrunk.
 
     ``recorded`` (filled as the search goes) lets a caller keep what an interrupted search
-    had found; ``shrunk`` (filled too) names the failures whose example is minimal.
+    had found; ``shrunk`` (filled too) names the failures whose example is minimal;
+    ``tally`` counts each failure's examples and keeps a few. Failures in ``known`` (bugs
+    an earlier operator of the run found and shrank) are counted and recorded, never
+    shrunk again: the search's time goes to bugs it has not met yet.
     """
     recorded = {} if recorded is None else recorded
     shrunk = set() if shrunk is None else shrunk
+    tally = {} if tally is None else tally
     classes: dict[FailureKey, type[_Fail]] = {}
     raising: list[bool] = [False]  # step 2: failures not yet shrunk raise
     found: set[FailureKey] = set()  # failures raised in this round
@@ -118,6 +146,9 @@ def search(
                 by_check = stats.distinct.setdefault(ex.failure.cause, {})
                 by_check[ex.check] = by_check.get(ex.check, 0) + 1
             recorded.setdefault(key, ex)
+            tally.setdefault(key, Tally()).add(ex)
+            if key in known:
+                shrunk.add(key)  # an earlier operator's example of it is minimal already
             return
         if key in shrunk:
             return  # shrunk in an earlier round: let the search go past it
