@@ -100,6 +100,18 @@ def _replay(summary: RunSummary, finding: Finding) -> str:
     return f"(not saved: rerun with --seed {summary.seed} and --corpus DIR to keep it)"
 
 
+def where_line(f: Finding) -> str:
+    """Where the parser decided on a finding, in one line ("" when unknown)."""
+    return f.origin.describe() if f.origin is not None else ""
+
+
+def reached_line(f: Finding) -> str:
+    """How many failing examples met a finding's bug, and which operators reached it."""
+    ops = [f.abuse, *f.also_reached]
+    shown = ", ".join(ops[:6]) + (f" and {len(ops) - 6} more" if len(ops) > 6 else "")
+    return f"{_plural(f.count, 'failing example')} from {_plural(len(ops), 'operator')}: {shown}"
+
+
 def _plural(n: int, word: str) -> str:
     return f"{n} {word}" if n == 1 else f"{n} {word}s"
 

@@ -20,7 +20,9 @@ from .common import (
     _seconds,
     _sorted,
     _targets,
+    reached_line,
     visible,
+    where_line,
 )
 from .progress import ProgressPrinter
 
@@ -110,9 +112,13 @@ def render_console(summary: RunSummary, *, color: bool = False, width: int = 100
         head[0] = head[0].replace(f.severity.upper(), sev, 1)
         out += head
         field_("completion", _chunks(f.completion, text_w))
-        for name, text in (("expected", f.expected), ("observed", f.observed),
-                           ("why", f.explanation), ("fix", advice_for(f))):
-            field_(name, _wrap(text, text_w))
+        for name, text in (("where", where_line(f)), ("expected", f.expected),
+                           ("observed", f.observed), ("why", f.explanation),
+                           ("fix", advice_for(f)), ("reached", reached_line(f))):
+            if text:
+                field_(name, _wrap(text, text_w))
+        for example in f.examples[:2]:
+            field_("also", _chunks(example, text_w)[:2])
         field_("replay", [_replay(summary, f)])
         out.append("")
     if not findings:

@@ -46,7 +46,9 @@ from .common import (
     _sorted,
     _worst,
     _write,
+    reached_line,
     visible,
+    where_line,
 )
 from .conclusion import study_conclusion
 from .svg import _Bar, _bar_chart, _ramp, _Row
@@ -247,13 +249,15 @@ def _run_html(summary: RunSummary) -> tuple[str, list[str]]:
     if findings:
         body.append("<h2>Findings</h2>")
         body.append("<table><tr><th>#</th><th>severity</th><th>verdict</th><th>check</th>"
-                    "<th>abuse</th><th>target</th><th>minimal completion</th></tr>")
+                    "<th>abuse</th><th>target</th><th>examples</th>"
+                    "<th>shortest completion</th></tr>")
         for i, f in enumerate(findings, 1):
             body.append(
                 f'<tr><td class="num"><a href="#f-{f.id}">{i}</a></td>'
                 f"<td>{_sev_pill(f.severity)}</td><td><code>{_e(f.failure)}</code></td>"
                 f"<td><code>{_e(f.check)}</code></td><td><code>{_e(f.abuse)}</code></td>"
                 f"<td><code>{_e(f.target)}</code></td>"
+                f'<td class="num">{f.count}</td>'
                 f'<td class="comp"><code>{_e(visible(f.completion, limit=90))}</code></td></tr>')
         body.append("</table>")
         body.append("<h2>Details</h2>")
@@ -265,10 +269,15 @@ def _run_html(summary: RunSummary) -> tuple[str, list[str]]:
                 f"<code>{_e(f.abuse)}</code> · <code>{_e(f.target)}</code></summary>",
                 '<dl class="kv">',
                 f"<dt>completion</dt><dd><pre>{_e(visible(f.completion))}</pre></dd>",
+                *([f"<dt>where</dt><dd><code>{_e(where_line(f))}</code></dd>"]
+                  if where_line(f) else []),
                 f"<dt>expected</dt><dd><code>{_e(_free(f.expected))}</code></dd>",
                 f"<dt>observed</dt><dd><code>{_e(_free(f.observed))}</code></dd>",
                 f"<dt>why</dt><dd>{_e(_free(f.explanation))}</dd>",
                 f'<dt>fix</dt><dd class="fix">{_ticks(_e(advice_for(f)))}</dd>',
+                f"<dt>reached</dt><dd>{_e(reached_line(f))}</dd>",
+                *(f"<dt>another</dt><dd><pre>{_e(visible(e, limit=400))}</pre></dd>"
+                  for e in f.examples[:2]),
                 f'<dt>replay</dt><dd><pre class="code">{_e(_replay(summary, f))}</pre></dd>',
                 f'<dt>reproduce</dt><dd><pre class="code">{_e(f.reproduction())}</pre></dd>',
                 "</dl></details>",

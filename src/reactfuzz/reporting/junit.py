@@ -15,13 +15,14 @@ from .common import (
     _families,
     _family,
     _free,
-    _plural,
     _replay,
     _sorted,
     _targets,
     _token,
     _write,
+    reached_line,
     visible,
+    where_line,
 )
 
 __all__ = ["render_junit", "write_junit", "xml_safe"]
@@ -55,19 +56,31 @@ def _attrs(**kw: Any) -> str:
 
 
 def _finding_block(summary: RunSummary, f: Finding) -> str:
+    decided = where_line(f)
     return "\n".join([
         f"[{f.severity}] {f.failure} · {f.abuse} · {f.target}",
         f"  completion: {visible(f.completion)}",
+        *([f"  where:      {decided}"] if decided else []),
         f"  expected:   {_free(f.expected)}",
         f"  observed:   {_free(f.observed)}",
         f"  why:        {_free(f.explanation)}",
         f"  fix:        {advice_for(f)}",
+        f"  reached:    {reached_line(f)}",
+        *(f"  another:    {visible(e, limit=300)}" for e in f.examples[:2]),
         f"  replay:     {_replay(summary, f)}",
     ])
 
 
+def _bug_name(f: Finding) -> str:
+    """A test case's name for one bug: check, failure and where the parser decided."""
+    decided = f.origin.deciding() if f.origin is not None else None
+    at = f" at {decided.file}:{decided.line}" if decided is not None else f" ({f.abuse})"
+    return f"{f.check} / {f.failure}{at} [{f.id[:8]}]"
+
+
 def render_junit(summary: RunSummary) -> str:
-    """JUnit XML: one test case per target × check × abuse family, failing with its findings.
+    """JUnit XML: one failing test case per bug (finding), and one passing or skipped case
+    per target × check × abuse family where nothing failed.
 
     A family whose operators were all skipped for a target is a skipped case; protocol
     notes go to the case's ``system-out`` (they never fail it).
@@ -90,16 +103,20 @@ def render_junit(summary: RunSummary) -> str:
                 found, notes = mine(summary.findings), mine(summary.protocol_notes)
                 ops = ops_by_fam.get(fam, [])
                 secs = sum(o.elapsed for o in ops) / max(1, len(checks))
+                for f in found:  # one failing case per bug
+                    n_fail += 1
+                    msg = f"{f.failure} ({f.severity}): {_free(f.explanation)[:300]}"
+                    cases.append(
+                        "    <testcase" + _attrs(classname=f"reactfuzz.{target}",
+                                                 name=_bug_name(f), time="0.000") + ">\n"
+                        f"      <failure{_attrs(message=msg, type=f.failure)}>"
+                        f"{_xml_text(_finding_block(summary, f))}</failure>\n    </testcase>")
                 head = "    <testcase" + _attrs(classname=f"reactfuzz.{target}",
                                                     name=f"{check} / {fam}", time=f"{secs:.3f}")
                 body: list[str] = []
                 if found:
-                    n_fail += 1
-                    kinds = ", ".join(dict.fromkeys(f"{f.failure} ({f.severity})" for f in found))
-                    msg = f"{_plural(len(found), 'finding')}: {kinds}"
-                    text = "\n\n".join(_finding_block(summary, f) for f in found)
-                    body.append(f"      <failure{_attrs(message=msg, type=found[0].failure)}>"
-                                f"{_xml_text(text)}</failure>")
+                    if not notes:
+                        continue  # the family's bugs are cases of their own
                 elif ops and all(o.skipped for o in ops):
                     n_skip += 1
                     why = "; ".join(dict.fromkeys(f"{o.abuse}: {o.skipped}" for o in ops))

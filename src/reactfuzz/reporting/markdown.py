@@ -6,6 +6,7 @@ import html
 import re
 from pathlib import Path
 
+from ..corpus import Finding
 from ..engine.advice import advice_for
 from ..results import RunSummary, StudyCell, StudyResult
 from .common import (
@@ -28,7 +29,9 @@ from .common import (
     _targets,
     _worst,
     _write,
+    reached_line,
     visible,
+    where_line,
 )
 from .conclusion import study_conclusion
 
@@ -68,9 +71,46 @@ def _md_table(header: list[str], rows: list[list[str]], align: str = "") -> list
     return ["| " + " | ".join(r) + " |" for r in [header, sep, *rows]]
 
 
-def render_markdown(summary: RunSummary) -> str:
+MARKDOWN_LIMIT = 60_000
+"""The most characters a pull-request comment holds (GitHub takes 65,536): findings that
+do not fit are counted, with a pointer to the full report."""
+
+
+def _finding_section(summary: RunSummary, f: Finding, multi: bool) -> list[str]:
+    where = f" · `{f.target}`" if multi else ""
+    decided = where_line(f)
+    others = [f"- **another example:** {_code(visible(e, limit=300))}" for e in f.examples[:2]]
+    return [
+        "<details>",
+        f"<summary><b>{html.escape(f.severity)}</b> · <code>{html.escape(f.failure)}</code>"
+        f" · <code>{html.escape(f.check)}</code> · <code>{html.escape(f.abuse)}</code>"
+        f"{html.escape(where).replace('`', '')}</summary>",
+        "",
+        "Shortest completion (invisible characters written as escapes):",
+        "",
+        _fence(visible(f.completion, limit=4000), "text"),
+        "",
+        *([f"- **where:** {_md(decided)}"] if decided else []),
+        f"- **expected:** {_code(_free(f.expected)[:500])}",
+        f"- **observed:** {_code(_free(f.observed)[:500])}",
+        f"- **why:** {_md(f.explanation[:800])}",
+        f"- **fix:** {advice_for(f)}",
+        f"- **reached:** {_md(reached_line(f))}",
+        *others,
+        "",
+        _fence(_replay(summary, f), "sh"),
+        "",
+        "</details>",
+        "",
+    ]
+
+
+def render_markdown(summary: RunSummary, *, limit: int = MARKDOWN_LIMIT,
+                    full_report: str | None = None) -> str:
     """A pull-request comment: headline, findings by check × family, one collapsed section
-    per finding (completion, expected/observed, replay command)."""
+    per finding (its bug's shortest completion, where the parser decided, the fix, how
+    often it was met, the replay command). It never exceeds ``limit`` characters: what
+    does not fit is counted, pointing at ``full_report`` (or the corpus)."""
     n = len(summary.findings)
     head = f"❌ {_plural(n, 'finding')}" if n else \
         "✅ no new findings" if summary.known else "✅ no findings"
@@ -89,43 +129,46 @@ def render_markdown(summary: RunSummary) -> str:
                               for r in rows])
     out.append("")
     multi = len(_targets(summary)) > 1
-    for f in _sorted(summary.findings):
-        where = f" · `{f.target}`" if multi else ""
-        out += [
-            "<details>",
-            f"<summary><b>{html.escape(f.severity)}</b> · <code>{html.escape(f.failure)}</code>"
-            f" · <code>{html.escape(f.check)}</code> · <code>{html.escape(f.abuse)}</code>"
-            f"{html.escape(where).replace('`', '')}</summary>",
-            "",
-            "Completion (invisible characters written as escapes):",
-            "",
-            _fence(visible(f.completion), "text"),
-            "",
-            f"- **expected:** {_code(_free(f.expected))}",
-            f"- **observed:** {_code(_free(f.observed))}",
-            f"- **why:** {_md(f.explanation)}",
-            f"- **fix:** {advice_for(f)}",
-            "",
-            _fence(_replay(summary, f), "sh"),
-            "",
-            "</details>",
-            "",
-        ]
     notes = _sorted(summary.protocol_notes)
-    if notes:
-        out += [
-            "<details>",
-            f"<summary>{_plural(len(notes), 'protocol note')}: the format cannot carry these "
-            "intents; not counted as failures</summary>",
-            "",
-            *(f"- `{f.failure}` · `{f.abuse}` · `{f.target}`: {_code(visible(f.completion))}"
-              for f in notes),
-            "",
-            "</details>",
-            "",
-        ]
-    out += [f"**{_counts_line(summary)}** · {_exit_meaning(summary)}"]
-    return "\n".join(out) + "\n"
+    notes_block = [
+        "<details>",
+        f"<summary>{_plural(len(notes), 'protocol note')}: the format cannot carry these "
+        "intents; not counted as failures</summary>",
+        "",
+        *(f"- `{f.failure}` · `{f.abuse}` · `{f.target}`:"
+          f" {_code(visible(f.completion, limit=300))}" for f in notes),
+        "",
+        "</details>",
+        "",
+    ] if notes else []
+    footer = [f"**{_counts_line(summary)}** · {_exit_meaning(summary)}"]
+    pointer = (f"`{full_report}`" if full_report else
+               f"the corpus in `{summary.corpus_dir}`" if summary.corpus_dir else
+               "the full report (`--json` or `--html`)")
+    reserve = 600  # the line that counts what did not fit, and the footer's margin
+    used = sum(len(line) + 1 for line in [*out, *footer]) + reserve
+    findings = _sorted(summary.findings)
+    left_out = 0
+    for i, f in enumerate(findings):
+        section = _finding_section(summary, f, multi)
+        size = sum(len(line) + 1 for line in section)
+        if used + size > limit:
+            left_out = len(findings) - i
+            break
+        out += section
+        used += size
+    if left_out:
+        out += [f"**{_plural(left_out, 'more finding')} not shown here** (this comment keeps"
+                f" under {limit:,} characters): see {_md(pointer)}.", ""]
+    notes_size = sum(len(line) + 1 for line in notes_block)
+    if notes_block and used + notes_size <= limit:
+        out += notes_block
+    elif notes_block:
+        out += [f"{_plural(len(notes), 'protocol note')} not shown here: see {_md(pointer)}.",
+                ""]
+    out += footer
+    text = "\n".join(out) + "\n"
+    return text if len(text) <= limit else text[: limit - 40] + "\n\n(cut at the size limit)\n"
 
 
 def write_markdown(result: RunSummary | StudyResult, path: str | Path) -> Path:

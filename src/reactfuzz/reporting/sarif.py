@@ -21,11 +21,12 @@ from typing import Any, Final
 
 from ..corpus import Finding
 from ..engine.advice import advice_for
+from ..engine.corpus import is_code_reference
 from ..results import RunSummary
-from .common import _checks, _replay, _sorted, _write, visible
+from .common import _checks, _replay, _sorted, _write, reached_line, visible, where_line
 
-__all__ = ["SARIF_SCHEMA", "render_sarif", "source_location", "summary_to_sarif",
-           "write_sarif"]
+__all__ = ["SARIF_SCHEMA", "render_sarif", "repository_root", "source_location",
+           "summary_to_sarif", "write_sarif"]
 
 SARIF_SCHEMA: Final = (
     "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
@@ -75,6 +76,16 @@ def source_location(target: str) -> Location | None:
     return path, max(1, line)
 
 
+def repository_root(start: Path) -> Path:
+    """The root of the repository holding ``start`` (the nearest folder with ``.git``),
+    else ``start`` itself: code-scanning views resolve paths against the repository."""
+    start = start.resolve()
+    for folder in (start, *start.parents):
+        if (folder / ".git").exists():
+            return folder
+    return start
+
+
 def _artifact(path: str, root: Path) -> dict[str, Any]:
     """An ``artifactLocation``: relative to ``root`` (``%SRCROOT%``) when inside it."""
     p = Path(path)
@@ -92,9 +103,23 @@ def _corpus_file(summary: RunSummary, f: Finding) -> str:
 
 def _location(summary: RunSummary, f: Finding, root: Path,
               sources: dict[str, Location], format_file: str | None) -> dict[str, Any]:
-    """Where a finding points: the target's source line, else the format, grammar or
-    corpus file."""
+    """Where a finding points: the line of the user's code where the parser raised or
+    decided (an installed package's frame is named in the message, the location staying
+    at the user's call into it), else the target's definition, else the format, grammar
+    or corpus file."""
+    o = f.origin if is_code_reference(f.target) else None  # a built-in's code is ours
+    site = o.site if o is not None else None
+    if o is not None and site is not None and site.path and Path(site.path).is_file():
+        what = (f"{o.exc_type} raised here" if o.exc_type else
+                "the parser decided here (its parse returned from this line)")
+        if o.inner is not None:
+            what += f", in {o.inner.where()}" + (f": {o.inner.code}" if o.inner.code else "")
+        return {"physicalLocation": {"artifactLocation": _artifact(site.path, root),
+                                     "region": {"startLine": max(1, site.line)}},
+                "message": {"text": what}}
     where = sources.get(f.target)
+    if where is None and o is not None and o.inner is not None and o.inner.path:
+        where = (o.inner.path, o.inner.line)  # no user frame: the library's own line
     if where is not None:
         path, line = where
         return {"physicalLocation": {"artifactLocation": _artifact(path, root),
@@ -146,7 +171,12 @@ def _message(summary: RunSummary, f: Finding) -> dict[str, str]:
             f" Completion: {visible(f.completion, limit=300)}")
     md = [f"**{f.severity.upper()} {f.failure}** ({f.check}, abuse `{f.abuse}`):"
           f" {f.explanation}", "",
-          f"- expected: {f.expected}", f"- observed: {f.observed}"]
+          f"- expected: {f.expected}", f"- observed: {f.observed}",
+          f"- reached: {reached_line(f)}"]
+    decided = where_line(f)
+    if decided:
+        text += f" Where: {decided}."
+        md.append(f"- where: {decided}")
     advice = advice_for(f)
     if advice:
         text += f" Fix: {advice}"
@@ -167,7 +197,7 @@ def summary_to_sarif(summary: RunSummary, *, root: str | Path | None = None,
     """
     from .. import __version__
 
-    base = Path(root if root is not None else os.getcwd()).resolve()
+    base = Path(root).resolve() if root is not None else repository_root(Path.cwd())
     if sources is None:
         sources = {t: loc for t in summary.targets if (loc := source_location(t)) is not None}
     rules = _rules(summary)
@@ -184,6 +214,9 @@ def summary_to_sarif(summary: RunSummary, *, root: str | Path | None = None,
         }
         if f.also_reached:
             properties["alsoReached"] = list(f.also_reached)
+        properties["examples"] = f.count
+        if f.origin is not None:
+            properties["origin"] = f.origin.model_dump(mode="json", exclude={"notable"})
         advice = advice_for(f)
         if advice:  # SARIF's ``fixes`` are patches: the advice is words, in the message too
             properties["advice"] = advice
