@@ -270,20 +270,23 @@ def test_junit_parses_with_the_right_counts(summary: RunSummary, tmp_path: Path)
     suites = root.findall("testsuite")
     assert len(suites) == 1 and suites[0].get("name") == "reactfuzz"
     cases = suites[0].findall("testcase")
-    # checks (dispatch, loop) x families (malformed, extra, injected)
-    assert len(cases) == 6 == int(suites[0].get("tests"))
-    names = {c.get("name") for c in cases}
-    assert names == {f"{c} / {f}" for c in ("dispatch", "loop")
-                     for f in ("malformed", "extra", "injected")}
-    assert {c.get("classname") for c in cases} == {"reactfuzz.classic"}
+    # one failing case per bug; checks (dispatch, loop) x families (malformed, extra,
+    # injected) where nothing failed, and the family whose protocol notes need a place
+    assert len(cases) == 2 + 5 == int(suites[0].get("tests"))
     failed = [c for c in cases if c.find("failure") is not None]
-    assert sorted(c.get("name") for c in failed) == ["dispatch / injected", "dispatch / malformed"]
-    assert suites[0].get("failures") == "2"
+    assert len(failed) == len(summary.findings) and suites[0].get("failures") == "2"
+    assert all(c.get("name").startswith("dispatch / ") for c in failed)
+    families = {c.get("name") for c in cases if c.find("failure") is None}
+    assert families == {"dispatch / extra", "dispatch / injected", "loop / malformed",
+                        "loop / extra", "loop / injected"}
+    assert {c.get("classname") for c in cases} == {"reactfuzz.classic"}
     skipped = [c.get("name") for c in cases if c.find("skipped") is not None]
     assert sorted(skipped) == ["dispatch / extra", "loop / extra"]
-    failure = next(c for c in failed if c.get("name") == "dispatch / injected").find("failure")
+    failure = next(c for c in failed if "injected.unicode-line-break" in c.get("name")
+                   ).find("failure")
     assert failure.get("type") == "wrong-call"
     assert "a\\u2028Action" in failure.text and "reactfuzz replay fuzz_corpus/" in failure.text
+    assert "fix:" in failure.text and "reached:" in failure.text
     out = next(c for c in cases if c.get("name") == "dispatch / injected").find("system-out")
     assert "search[Paris, France]" in out.text
 

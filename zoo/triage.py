@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
-__all__ = ["TRIAGE", "Triage", "classify"]
+__all__ = ["TRIAGE", "Triage", "classify", "merged_bugs"]
 
 
 class Triage(NamedTuple):
@@ -265,11 +265,14 @@ TRIAGE: tuple[Triage, ...] = (
            + _FA_LAXER,
            "agrees-with-grammar@malformed.trailing-text agrees-with-grammar@malformed.invalid-json"
            " agrees-with-grammar@label.markdown"),
-    *_rows("camel_hermes", _J, "camel-call-shape-is-message",
+    # a call object of another shape fails the same ``try`` as broken JSON (one bug of
+    # that reader: "skip what does not decode"), so both operators are rows of one bug
+    *_rows("camel_hermes", _J, "tag-broken-json-is-message",
            "a call object other than exactly {'name', 'arguments': {...}} (an 'id' key,"
            " another arguments key, the arguments as a JSON string, a list of calls) fails"
-           " ToolCall's extra='forbid' or its dict of arguments: the call is skipped with a"
-           " printed warning and the message, tag included, is the answer",
+           " ToolCall's extra='forbid' or its dict of arguments inside the same try as broken"
+           " JSON: the call is skipped with a printed warning and the message, tag included,"
+           " is the answer",
            "no-hijacked-answer@json.call-shape"),
     *_rows("camel_hermes", _J, "tag-unclosed-is-message",
            "`<tool_call>\\s*({.*?})\\s*</tool_call>` needs the closing tag: a call whose"
@@ -288,8 +291,17 @@ TRIAGE: tuple[Triage, ...] = (
            "the <function=NAME>(.*?)</function> pattern has no DOTALL: JSON arguments over"
            " several lines (a pretty-printed object) are not found and the message, tag"
            " included, is the answer (a helper ChatAgent no longer calls in 0.2.90: low)",
-           "no-hijacked-answer@markup.multiline-input no-hijacked-answer@layout.pretty-action",
+           "no-hijacked-answer@markup.multiline-input no-hijacked-answer@layout.pretty-action"
+           " no-hijacked-answer@json.label-in-string",
            "griptape-ai/griptape PR 211 and PR 118 (the same mechanism in griptape)"),
+    *_rows("camel_function", _D, "camel-function-tag-in-string",
+           "the lazy `<function=(\\w+)>(.*?)</function>` ends the call at the first"
+           " '</function>', one inside a JSON string argument included: the JSON is cut there,"
+           " fails to decode, and the message, tag included, is the answer; unlike Qwen's"
+           " '</tool_call>', '</function>' is plain text a model may quote",
+           "no-hijacked-answer@content.mixed-text",
+           "vllm-project/vllm issue 45167 (the same cut at a closing tag inside a JSON string,"
+           " in vLLM's Hermes parser)"),
     *_rows("camel_function", _F, "fa-format-think-in-answer", _FA_THINK,
            "no-hijacked-answer@clean.render"),
     *_rows("camel_function", _J, "tag-broken-json-is-message", _J_BROKEN_JSON,
@@ -438,11 +450,31 @@ TRIAGE: tuple[Triage, ...] = (
 """Every triaged pattern of the default runs (docs/zoo.md shows the same rows)."""
 
 
-def classify(module: str, finding: dict[str, Any]) -> tuple[str, str]:
-    """The triage class and bug id of one finding (``untriaged`` when no row matches)."""
+def _row(module: str, finding: dict[str, Any], abuse: str) -> Triage | None:
     for row in TRIAGE:
         if (row.module == module and row.check == finding["check"]
-                and row.abuse in ("*", finding["abuse"])
+                and row.abuse in ("*", abuse)
                 and row.signature in (finding.get("signature") or "")):
+            return row
+    return None
+
+
+def classify(module: str, finding: dict[str, Any]) -> tuple[str, str]:
+    """The triage class and bug id of one finding (``untriaged`` when no row matches).
+
+    A finding is one bug, led by its shortest example, whichever operator wrote it: the
+    row of the leading operator decides, else that of the first other operator that
+    reached it (``also_reached``)."""
+    for abuse in (finding["abuse"], *finding.get("also_reached", ())):
+        row = _row(module, finding, abuse)
+        if row is not None:
             return row.klass, row.bug
     return "untriaged", ""
+
+
+def merged_bugs(module: str, finding: dict[str, Any]) -> set[str]:
+    """The other triaged bugs whose operators also reached this finding: bugs that one
+    finding now stands for (each would be lost if it were real and distinct)."""
+    own = classify(module, finding)[1]
+    return {row.bug for abuse in finding.get("also_reached", ())
+            if (row := _row(module, finding, abuse)) is not None and row.bug != own}

@@ -1,0 +1,140 @@
+"""Hand-written parsers in the echoing idiom, each beside its quiet twin.
+
+Many real parsers raise ``ValueError(f"Could not parse LLM output: {text}")``: every
+distinct completion then makes a distinct message. Each parser here has its bugs planted
+and listed in its docstring; ``<name>`` quotes the completion in what it raises and
+``<name>_quiet`` is the same code with the completion left out of every message. One bug
+must give one finding whichever of the two runs (``tests/test_bugs.py``).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+__all__ = [
+    "action_input",
+    "action_input_quiet",
+    "bracket",
+    "bracket_quiet",
+    "json_blob",
+    "json_blob_quiet",
+]
+
+
+def _say(message: str, text: str, echo: bool) -> str:
+    return f"{message}: `{text}`" if echo else message
+
+
+# ---------------------------------------------------------------- action-input (format)
+
+_ACTION = re.compile(r"Action:\s*(.*?)\n")
+_INPUT = re.compile(r"Action Input:\s*(.*)", re.DOTALL)
+
+
+def _action_input(text: str, echo: bool) -> tuple[str, Any]:
+    """Planted bugs:
+
+    1. ``"Final Answer:" in text`` wins over an action (a label inside a thought or an
+       argument hijacks the answer);
+    2. the first ``Action:`` anywhere names the tool (an unanchored search): an action
+       quoted in a thought, or the first of two actions, is the one read;
+    3. no action found: the whole text is the answer (a raw-text fallback);
+    4. an ``Action:`` line with no ``Action Input:`` crashes (``IndexError``).
+    """
+    if "Final Answer:" in text:
+        return ("final", text.split("Final Answer:")[-1].strip())
+    action = _ACTION.search(text)
+    if action is None:
+        if "Action:" in text:
+            raise ValueError(_say("Could not parse LLM output", text, echo))
+        return ("final", text.strip())
+    tool = action.group(1).strip()
+    if not tool:
+        raise ValueError(_say("Could not parse tool name in", text, echo))
+    tail = text.split("Action Input:")[1]  # bug 4: IndexError without the label
+    raw = _INPUT.search(text)
+    value = raw.group(1).strip() if raw else tail
+    return ("action", (tool, value))
+
+
+def action_input(text: str) -> tuple[str, Any]:
+    """The ``action-input`` parser, quoting the completion in its errors."""
+    return _action_input(text, True)
+
+
+def action_input_quiet(text: str) -> tuple[str, Any]:
+    """The same parser with the completion left out of its errors."""
+    return _action_input(text, False)
+
+
+# ------------------------------------------------------------------- json-blob (format)
+
+def _json_blob(text: str, echo: bool) -> tuple[str, Any]:
+    """Planted bugs:
+
+    1. the blob is the slice from the first ``{`` to the last ``}`` of the whole text: a
+       brace in the thought makes a valid call fail;
+    2. a call object without ``arguments`` crashes (``KeyError``).
+    """
+    start, end = text.find("{"), text.rfind("}")
+    if start < 0 or end <= start:
+        raise ValueError(_say("No JSON blob found in", text, echo))
+    try:
+        blob = json.loads(text[start:end + 1])
+    except json.JSONDecodeError as exc:
+        raise ValueError(_say(f"Could not decode the JSON blob ({exc.msg})", text, echo)) \
+            from None
+    if not isinstance(blob, dict):
+        raise ValueError(_say("The JSON blob is not an object", text, echo))
+    name = blob.get("name")
+    if name is None:
+        raise ValueError(_say("The JSON blob names no tool", text, echo))
+    args = blob["arguments"]  # bug 2
+    if name == "final_answer":
+        answer = args.get("answer") if isinstance(args, dict) else args
+        return ("final", str(answer))
+    return ("action", (name, args))
+
+
+def json_blob(text: str) -> tuple[str, Any]:
+    """The ``json-blob`` parser, quoting the completion in its errors."""
+    return _json_blob(text, True)
+
+
+def json_blob_quiet(text: str) -> tuple[str, Any]:
+    """The same parser with the completion left out of its errors."""
+    return _json_blob(text, False)
+
+
+# --------------------------------------------------------------------- bracket (format)
+
+_BRACKET = re.compile(r"^Action:\s*(\w+)\[(.*)\]", re.MULTILINE)
+
+
+def _bracket(text: str, echo: bool) -> tuple[str, Any]:
+    """Planted bugs:
+
+    1. ``"Answer:" in text`` wins over an action and the answer is the text after it;
+    2. quoted arguments are never decoded: ``search["Paris"]`` runs with the quotes kept;
+    3. the argument runs to the last ``]`` on the line: ``search[a[]`` runs with ``a[``;
+    4. two actions in one completion: the first runs and the second is dropped.
+    """
+    if "Answer:" in text:
+        return ("final", text.split("Answer:", 1)[1].strip())
+    match = _BRACKET.search(text)
+    if match is None:
+        raise ValueError(_say("Parsed neither an answer nor an action from", text, echo))
+    args = [a.strip() for a in match.group(2).split(",")] if match.group(2).strip() else []
+    return ("action", (match.group(1), args))
+
+
+def bracket(text: str) -> tuple[str, Any]:
+    """The ``bracket`` parser, quoting the completion in its errors."""
+    return _bracket(text, True)
+
+
+def bracket_quiet(text: str) -> tuple[str, Any]:
+    """The same parser with the completion left out of its errors."""
+    return _bracket(text, False)
