@@ -16,6 +16,8 @@ from typing import Any
 __all__ = [
     "action_input",
     "action_input_quiet",
+    "both_labels",
+    "both_labels_quiet",
     "bracket",
     "bracket_quiet",
     "json_blob",
@@ -138,3 +140,41 @@ def bracket(text: str) -> tuple[str, Any]:
 def bracket_quiet(text: str) -> tuple[str, Any]:
     """The same parser with the completion left out of its errors."""
     return _bracket(text, False)
+
+
+# ---------------------------------------------------- action-input, refusing both (format)
+
+_BOTH = re.compile(r"Action\s*:\s*(.*?)\s*Action\s*Input\s*:\s*(.*)", re.DOTALL)
+
+
+def _both_labels(text: str, echo: bool) -> tuple[str, Any]:
+    """Planted bugs:
+
+    1. an answer label anywhere beside an action refuses the whole step, even one quoted
+       in an argument or a thought: a valid call is dropped;
+    2. the tool name runs from the first ``Action:`` anywhere to ``Action Input:`` (a
+       label quoted in a thought, or a second action, names the tool);
+    3. the input is stripped of quotes: ``"Paris"`` runs as ``Paris`` and a value that
+       ends in a quote loses it;
+    4. the answer is the text after the *last* answer label: an answer that quotes the
+       label is cut there.
+    """
+    has_answer = "Final Answer:" in text
+    match = _BOTH.search(text)
+    if match and has_answer:
+        raise ValueError(_say("Parsed both an answer and an action from", text, echo))
+    if match:
+        return ("action", (match.group(1).strip(), match.group(2).strip().strip('"')))
+    if has_answer:
+        return ("final", text.split("Final Answer:")[-1].strip())
+    raise ValueError(_say("Could not parse LLM output", text, echo))
+
+
+def both_labels(text: str) -> tuple[str, Any]:
+    """The refusing ``action-input`` parser, quoting the completion in its errors."""
+    return _both_labels(text, True)
+
+
+def both_labels_quiet(text: str) -> tuple[str, Any]:
+    """The same parser with the completion left out of its errors."""
+    return _both_labels(text, False)

@@ -62,6 +62,14 @@ PLANTED: dict[str, tuple[str, list[str], dict[str, Bug]]] = {
         "raw-text-answer": _at('return ("final", text.strip())', "no-hijacked-answer"),
         "index-error": _at('text.split("Action Input:")[1]', "no-crash"),
     }),
+    "both_labels": ("action-input", [
+        "injected.delimiter", "injected.label-in-argument", "injected.second-action",
+        "content.mixed-text"], {
+        "both-labels-refused": _shape("no-silent-drop", "ValueError at echoing.py"),
+        "first-action-anywhere": _shape("no-wrong-call", "ran a call the text should not"),
+        "quotes-stripped": _shape("no-wrong-call", "lost text"),
+        "last-answer-label": _at('split("Final Answer:")[-1]', "no-hijacked-answer"),
+    }),
     "json_blob": ("json-blob", [
         "injected.action-in-thought", "prose.lone-brace", "json.call-shape"], {
         "first-brace-slice": _shape("no-silent-drop", "ValueError at echoing.py"),
@@ -91,8 +99,8 @@ def test_an_echoing_parser_gives_its_quiet_twins_findings(name: str) -> None:
     """The completion quoted in every error message makes no new bug: at most two more
     findings than the twin that leaves it out, and every planted bug found by both."""
     _fmt, abuses, bugs = PLANTED[name]
-    loud = _run(name, examples=20, abuses=abuses)
-    quiet = _run(name, examples=20, abuses=abuses, twin=True)
+    loud = _run(name, examples=60, abuses=abuses)
+    quiet = _run(name, examples=60, abuses=abuses, twin=True)
     assert len(loud.findings) <= len(quiet.findings) + 2, [f.signature for f in loud.findings]
     for run in (loud, quiet):
         missed = [bug for bug, hit in bugs.items() if not any(map(hit, run.findings))]
@@ -311,26 +319,22 @@ def test_a_bug_keeps_its_file_and_its_examples(tmp_path: Path) -> None:
 # ------------------------------------------------------------------ responsive
 
 
-_EVERY_EXAMPLE_FAILS = '''
-def parse(text):
-    raise ValueError(f"Could not parse LLM output: `{text}`" * 3)
-'''
-
-
 @pytest.mark.slow
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
 def test_a_run_meeting_thousands_of_failures_stops_within_two_seconds(
         tmp_path: Path, signum: int) -> None:
-    (tmp_path / "refuser.py").write_text(_EVERY_EXAMPLE_FAILS)
+    """An echoing parser that fails most examples, a huge budget: the signal ends the run
+    within two seconds, with its reports written."""
     report = tmp_path / "out.json"
     env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
     proc = subprocess.Popen(
-        [sys.executable, "-m", "reactfuzz", "fuzz", "--target", "refuser:parse",
+        [sys.executable, "-m", "reactfuzz", "fuzz", "--target", "echoing:bracket",
          "--format", "bracket", "--seed", "1", "--max-examples", "100000", "--no-corpus",
+         "--abuse", "injected.answer-and-action", "--abuse", "quoting.wrapped",
          "-q", "--json", str(report), "--markdown", str(tmp_path / "out.md")],
-        cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    time.sleep(6)
-    assert proc.poll() is None
+        cwd=TESTS, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    time.sleep(8)
+    assert proc.poll() is None, proc.communicate()
     sent = time.monotonic()
     proc.send_signal(signum)
     proc.wait(timeout=30)
@@ -339,4 +343,7 @@ def test_a_run_meeting_thousands_of_failures_stops_within_two_seconds(
     assert proc.returncode == (130 if signum == signal.SIGINT else 143)
     data = json.loads(report.read_text())
     assert data["interrupted"] and data["findings"]
+    met = sum(sum(o["failures"].values()) for o in data["operators"])
+    assert met >= 1000, met  # thousands of failing examples met, one finding per bug
+    assert len(data["findings"]) <= 3
     assert len((tmp_path / "out.md").read_text()) <= MARKDOWN_LIMIT
