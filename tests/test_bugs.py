@@ -205,12 +205,13 @@ def test_a_built_in_parser_is_traced_through_its_own_module() -> None:
 # ------------------------------------------------------------------ advice
 
 
-def _with(code: str, failure: str = "hijacked-answer", exc: str = "") -> Finding:
+def _with(code: str, failure: str = "hijacked-answer", exc: str = "",
+          signature: str = "") -> Finding:
     site = SiteSpec(file="agent.py", line=7, function="parse", code=code)
     return Finding(target="agent:parse", format="bracket", dispatcher="typed", check="x",
                    failure=failure, severity="high", abuse="injected.answer-and-action",
                    completion="a", intent={"kind": "answer", "text": "a"}, acceptable={},
-                   expected="", observed="", explanation="",
+                   expected="", observed="", explanation="", signature=signature,
                    origin=OriginSpec(exc_type=exc, site=site))
 
 
@@ -221,7 +222,13 @@ def test_the_fix_comes_from_the_line_that_decided() -> None:
     assert "splitlines" in advice_for(_with("for line in text.splitlines():"))
     crash = advice_for(_with("parts = text.split('Input:')[1]", "crash", "IndexError"))
     assert "indexes a part" in crash
-    assert "comma" in advice_for(_with("args = raw.split(',')", "wrong-call"))
+    assert "comma" in advice_for(_with("args = raw.split(',')", "wrong-call",
+                                       signature="more arguments @ returned at agent.py:7"))
+    # a line that holds a mechanism the failure does not show is not blamed for it
+    assert "comma" not in advice_for(_with("args = raw.split(',')", "wrong-call",
+                                           signature="ran another tool @ x"))
+    assert "strips quotes" in advice_for(_with("return (name, raw.strip('\"'))", "wrong-call",
+                                               signature="lost text @ x"))
     # a line that shows no mechanism: the fix says it is a guess, not read from the code
     unsure = advice_for(_with("return step"))
     assert "a guess from how the text was abused" in unsure and "agent.py:7" in unsure

@@ -389,17 +389,20 @@ def _family(fmt: str) -> str:
 class _Rule(NamedTuple):
     """A mechanism a line of the parser's code shows: what the line does, and the fix.
 
-    A rule reads the deciding lines (where the parser raised or returned) for any
-    failure; a rule with ``path_kinds`` also reads the other lines the parse ran that
-    read the text, for those failure kinds only (a line that ran is not always the one
-    that decided: an ``if "Answer:" in text`` that was false ran too)."""
+    A rule explains failures of ``kinds`` (any when empty) whose signature holds one of
+    ``shapes`` (any when empty). It reads the deciding lines (where the parser raised or
+    returned); with ``on_path`` also the other lines the parse ran that read the text (a
+    line that ran is not always the one that decided: an ``if "Answer:" in text`` that
+    was false ran too, so path rules are kept to the failures they explain)."""
 
     name: str
     pattern: re.Pattern[str]
     does: str
     fix: str
-    exc: tuple[str, ...] = ()  # only for a raise of one of these types
-    path_kinds: tuple[str, ...] = ()
+    exc: tuple[str, ...] = ()  # only for a raise of one of these types, at its line
+    kinds: tuple[str, ...] = ()
+    shapes: tuple[str, ...] = ()
+    on_path: bool = False
 
 
 _LABEL = r"""["'][^"'\n]*[A-Za-z]:\s?["']"""
@@ -419,29 +422,39 @@ _RULES: Final = (
     _Rule("whole-text-answer",
           re.compile(rf"""return\b.*["'](?:final|answer|finish)\w*["']\s*,\s*\(?\s*"""
                      rf"""{_WHOLE}\b(?:\.strip\(\))?\s*\)?\s*\)?\s*$"""),
-          "returns the whole completion as the answer", ANSWER_TEXT),
+          "returns the whole completion as the answer", ANSWER_TEXT, kinds=_HIJACK),
     _Rule("label-anywhere",
           re.compile(rf"{_LABEL}\s+(?:not\s+)?in\b|\.(?:split|rsplit|find|rfind|index|"
                      rf"rindex|partition|rpartition|count)\(\s*{_LABEL}"),
           "looks for a label anywhere in the text, not only at a line start", ANCHOR,
-          path_kinds=_HIJACK),
+          kinds=_HIJACK, on_path=True),
+    _Rule("label-anywhere-refused",
+          re.compile(rf"{_LABEL}\s+(?:not\s+)?in\b|\.(?:find|rfind|index|count)\(\s*{_LABEL}"),
+          "looks for a label anywhere in the text, and the parser refuses on what it finds",
+          ANCHOR, kinds=("silent-drop", "disagrees:stricter"), shapes=("unparseable",),
+          on_path=True),
+    _Rule("strip-quotes", re.compile(r"""\.[lr]?strip\(\s*(?:["'][^"']*["']{2}|'"'|"'")"""),
+          "strips quotes off the value", WHOLE_TEXT, kinds=_RAN,
+          shapes=("lost text", "another value"), on_path=True),
     _Rule("splitlines", re.compile(r"\.splitlines\("),
           "splits with `str.splitlines()`, which also ends a line at `\\r`, `\\x85` and"
-          " `\\u2028`", LINES, path_kinds=(*_HIJACK, *_RAN)),
+          " `\\u2028`", LINES, kinds=(*_HIJACK, *_RAN), on_path=True),
     _Rule("comma-split", re.compile(r"""\.split\(\s*["'],\s?["']"""),
-          "splits the arguments on every comma", QUOTE,
-          path_kinds=(*_RAN, "unvalidated-call")),
+          "splits the arguments on every comma", QUOTE, kinds=(*_RAN, "unvalidated-call"),
+          shapes=("arguments", "another value", "lost text", "schema"), on_path=True),
     _Rule("brace-slice", re.compile(r"""\.(?:find|rfind|index|rindex)\(\s*["'][{}\[\]]["']"""),
           "slices the text at a brace found anywhere in it", JSON_FIELD,
-          path_kinds=("silent-drop", "disagrees:stricter", *_RAN)),
+          kinds=("silent-drop", "disagrees:stricter", *_RAN), on_path=True),
     _Rule("lenient-json", re.compile(r"""\b(?:json5|json_repair|repair_json|demjson3?|"""
                                      r"""literal_eval)\b|\.replace\(\s*["']'["']"""),
-          "decodes the arguments leniently", LENIENT, path_kinds=_RAN),
+          "decodes the arguments leniently", LENIENT, kinds=_RAN, on_path=True),
     _Rule("search-anywhere", re.compile(r"\.(?:search|findall|finditer)\("),
           "finds the action with a search over the whole text (unless its pattern starts"
           " with `^` under `re.MULTILINE`, a match anywhere counts, and the first or last"
           " of several wins)", OPERATOR_ADVICE["injected.action-in-thought"].wrong,
-          path_kinds=("wrong-call", "silent-drop", "disagrees:other-tool")),
+          kinds=("wrong-call", "silent-drop", "wrong-rejection", "disagrees:other-tool"),
+          shapes=("ran another tool", "ran a call the text should not carry", "unknown-tool",
+                  "malformed-arg"), on_path=True),
 )
 
 
@@ -467,7 +480,11 @@ def code_advice(finding: Finding) -> tuple[SiteSpec, str, str] | None:
         for rule in _RULES:
             if rule.exc and (o.exc_type not in rule.exc or site is not o.deciding()):
                 continue
-            if not decided and finding.failure not in rule.path_kinds:
+            if not (decided or rule.on_path):
+                continue
+            if rule.kinds and finding.failure not in rule.kinds:
+                continue
+            if rule.shapes and not any(x in finding.signature for x in rule.shapes):
                 continue
             if rule.pattern.search(site.code):
                 return site, rule.does, rule.fix

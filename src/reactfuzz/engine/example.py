@@ -31,7 +31,7 @@ from .corpus import AcceptableSpec, Finding, IntentSpec, OriginSpec, pick_exampl
 from .growth import measure_growth
 from .rootcause import with_origin
 
-__all__ = ["Decided", "Example", "decide_example", "examine", "to_finding"]
+__all__ = ["Decided", "Example", "decide_example", "examine", "to_finding", "with_path"]
 
 
 @dataclass(frozen=True)
@@ -202,6 +202,18 @@ def origin_of(target: Target, completion: str, result: ParseResult) -> Origin | 
     while len(_TRACES) > _TRACES_KEPT:
         _TRACES.popitem(last=False)
     return origin
+
+
+def with_path(ex: Example, target: Target) -> Example:
+    """``ex`` with the path its parse ran when it raised (a raise's frames show where it
+    ended, not the label test that led there): traced once per new bug, for its advice."""
+    o = ex.origin
+    if o is None or not o.raised or o.path:
+        return ex
+    traced = target.trace(ex.scenario.completion)
+    if traced is None or not traced.raised or traced.exc_type != o.exc_type:
+        return ex
+    return replace(ex, origin=replace(o, path=traced.path, notable=traced.notable))
 
 
 def keyed_by_origin(failure: Failure, origin: Origin) -> Failure:

@@ -37,7 +37,7 @@ from .checks import Check
 from .config import FuzzConfig
 from .corpus import MAX_EXAMPLES
 from .events import EventSink, ExamplesRan
-from .example import Example, examine
+from .example import Example, examine, with_path
 from .results import OperatorStats
 from .signals import check_stop
 
@@ -207,6 +207,8 @@ def search(
         if not found:
             break  # what is left did not come back: it keeps its first example
         shrunk |= found
+    for key, ex in recorded.items():  # each bug once: the lines it ran, for its advice
+        recorded[key] = with_path(ex, target)
     return recorded
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import reprlib
 from collections.abc import Callable, Mapping
+from dataclasses import replace
 from time import perf_counter
 from typing import Any
 
@@ -20,7 +21,7 @@ from ..kinds import REJECT_KINDS
 from ..model import Action, Call, Invalid, Step, to_jsonable
 from . import shapes
 from .base import ParseResult
-from .origin import Origin, origin_of_exception, traced_call
+from .origin import Origin, last_path, origin_of_exception, traced_call
 
 __all__ = ["REFUSED", "SUPPORTED_RESULTS", "UnsupportedResultError", "adapt", "check_supported"]
 
@@ -428,6 +429,9 @@ def _invoke(
     except catch as exc:
         elapsed = perf_counter() - start
         where = _exception_origin(exc, own)
+        path = last_path() if trace else None
+        if where is not None and path is not None:  # the lines it ran before it raised
+            where = replace(where, path=path.path, notable=path.notable)
         if _is_refusal(exc):
             text = _exception_text(exc).strip() or type(exc).__name__
             return ParseResult(step=_refused(text, kind=_refusal_kind(exc)), elapsed=elapsed,

@@ -37,6 +37,7 @@ __all__ = [
     "Site",
     "TraceRequest",
     "code_kind",
+    "last_path",
     "origin_of_exception",
     "traced_call",
 ]
@@ -410,10 +411,21 @@ def _trace_with_monitoring(call: Callable[[], Any], rec: _Recorder) -> Any:  # p
         monitoring.free_tool_id(tool)
 
 
+_LAST = threading.local()
+
+
+def last_path() -> Origin | None:
+    """The path of this thread's last traced call (the lines a raising parse ran before
+    it raised, which its exception's frames do not show)."""
+    return getattr(_LAST, "origin", None)
+
+
 def traced_call(call: Callable[[], Any], own: tuple[str, ...] = ()) -> tuple[Any, Origin]:
     """Run ``call()`` recording the lines it executes in the target's code; returns its
-    result and the :class:`Origin` of the result (a raise propagates, untraced)."""
+    result and the :class:`Origin` of the result. A raise propagates; its path is kept
+    for :func:`last_path`."""
     rec = _Recorder(own)
+    _LAST.origin = None
     collecting = gc.isenabled()
     gc.disable()  # a collection's callbacks would run inside the parse's path
     try:
@@ -421,6 +433,9 @@ def traced_call(call: Callable[[], Any], own: tuple[str, ...] = ()) -> tuple[Any
             result = _trace_with_monitoring(call, rec)
         else:
             result = _trace_with_settrace(call, rec)
+    except BaseException:
+        _LAST.origin = rec.origin()
+        raise
     finally:
         if collecting:
             gc.enable()
