@@ -188,11 +188,11 @@ def build_parser() -> argparse.ArgumentParser:
     g = s.add_argument_group("reports")
     g.add_argument("--json", metavar="FILE", help="the summary as JSON")
     g.add_argument("--events", metavar="FILE", help="an NDJSON log of engine events")
-    g.add_argument("--junit", metavar="FILE", help="JUnit XML (one case per check x abuse)")
+    g.add_argument("--junit", metavar="FILE", help="JUnit XML (one failing case per bug)")
     g.add_argument("--markdown", metavar="FILE", help="a PR-comment summary")
     g.add_argument("--html", metavar="FILE", help="a self-contained HTML report with plots")
     g.add_argument("--sarif", metavar="FILE",
-                   help="SARIF 2.1.0 for code scanning (results at the target's source line)")
+                   help="SARIF 2.1.0 for code scanning (each bug at the line that decided)")
     g.add_argument("--strict-protocol", action="store_true",
                    help="count protocol notes (the format cannot carry an intent) as findings")
     g.add_argument("--quiet", "-q", action="store_true", help="no progress on stderr")

@@ -453,8 +453,7 @@ _RULES: Final = (
           " with `^` under `re.MULTILINE`, a match anywhere counts, and the first or last"
           " of several wins)", OPERATOR_ADVICE["injected.action-in-thought"].wrong,
           kinds=("wrong-call", "silent-drop", "wrong-rejection", "disagrees:other-tool"),
-          shapes=("ran another tool", "ran a call the text should not carry", "unknown-tool",
-                  "malformed-arg"), on_path=True),
+          shapes=("ran another tool", "unknown-tool", "malformed-arg"), on_path=True),
 )
 
 

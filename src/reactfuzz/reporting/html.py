@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from ..corpus import Finding
 from ..engine.advice import advice_for
 from ..results import RunSummary, StudyCell, StudyResult, wilson
 from ..strategies import ABUSES
@@ -143,6 +144,12 @@ def _page(title: str, body: list[str], generated: str | None) -> str:
     ])
 
 
+def _deciding(f: Finding) -> str:
+    """``file:line`` where the parser decided on a finding ("" when unknown)."""
+    site = f.origin.deciding() if f.origin is not None else None
+    return f"{site.file}:{site.line}" if site is not None else ""
+
+
 def _sev_pill(sev: str) -> str:
     bg = _SEV_COLORS.get(sev, "#d9d9d9")
     fg = "#fff" if _dark(bg) else "#111"
@@ -249,7 +256,7 @@ def _run_html(summary: RunSummary) -> tuple[str, list[str]]:
     if findings:
         body.append("<h2>Findings</h2>")
         body.append("<table><tr><th>#</th><th>severity</th><th>verdict</th><th>check</th>"
-                    "<th>abuse</th><th>target</th><th>examples</th>"
+                    "<th>abuse</th><th>target</th><th>where</th><th>examples</th>"
                     "<th>shortest completion</th></tr>")
         for i, f in enumerate(findings, 1):
             body.append(
@@ -257,6 +264,7 @@ def _run_html(summary: RunSummary) -> tuple[str, list[str]]:
                 f"<td>{_sev_pill(f.severity)}</td><td><code>{_e(f.failure)}</code></td>"
                 f"<td><code>{_e(f.check)}</code></td><td><code>{_e(f.abuse)}</code></td>"
                 f"<td><code>{_e(f.target)}</code></td>"
+                f"<td><code>{_e(_deciding(f))}</code></td>"
                 f'<td class="num">{f.count}</td>'
                 f'<td class="comp"><code>{_e(visible(f.completion, limit=90))}</code></td></tr>')
         body.append("</table>")
