@@ -354,3 +354,16 @@ def test_a_run_meeting_thousands_of_failures_stops_within_two_seconds(
     assert met >= 1000, met  # thousands of failing examples met, one finding per bug
     assert len(data["findings"]) <= 3
     assert len((tmp_path / "out.md").read_text()) <= MARKDOWN_LIMIT
+
+
+@pytest.mark.slow
+def test_a_workers_run_keeps_every_file_an_earlier_run_wrote(tmp_path: Path) -> None:
+    """Corpus files are named by the bug, so merging the workers' findings never removes
+    a file of a bug that still reproduces (it used to, when files were named by example)."""
+    corpus = tmp_path / "shared"
+    base = dict(targets=["classic-bracket"], max_examples=20, corpus=str(corpus))
+    run_fuzz(FuzzConfig(**base, seed=2))  # type: ignore[arg-type]
+    before = {p.name for p in corpus.glob("*.json")}
+    run_fuzz(FuzzConfig(**base, seed=1), workers=2)  # type: ignore[arg-type]
+    after = {p.name for p in corpus.glob("*.json")}
+    assert before and before <= after

@@ -25,7 +25,8 @@ from typing import Any
 from . import ZOO, ZooParser
 from .triage import TRIAGE, classify
 
-__all__ = ["RunResult", "format_path", "fuzz", "main", "table", "triage_table"]
+__all__ = ["RunResult", "format_path", "fuzz", "main", "parser_sections", "table",
+           "triage_table"]
 
 ROOT = Path(__file__).resolve().parent.parent
 SCALES = {"default": [], "10x": ["--max-examples", "600"]}
@@ -138,6 +139,56 @@ def triage_table(results: list[RunResult]) -> str:
     return "\n".join(rows)
 
 
+def _cell(text: str) -> str:
+    return text.replace("|", "&#124;")
+
+
+def parser_sections(default: list[RunResult], tenx: list[RunResult]) -> str:
+    """docs/zoo.md's triage sections: per parser, its default-run findings as bugs (each
+    with the operators that reached it, the shortest completion, mechanism and tracker),
+    then the bugs only the 10x run found."""
+    names = {p.module: p for p in ZOO}
+    out: list[str] = []
+    big = {r.module: r for r in tenx}
+    for r in default:
+        parser = names[r.module]
+        classes = r.classes()
+        out += [f"### `{r.module}` ({parser.framework}, format `{Path(r.format).name}`)", "",
+                f"Default run: {len(r.findings)} findings: {classes.get('defect', 0)} defect,"
+                f" {classes.get('judgement', 0)} judgement,"
+                f" {classes.get('false-alarm', 0)} false alarm.", "",
+                "| class | bug | findings (check@abuse; the shortest first) | examples |"
+                " shortest completion | where it decided | mechanism | tracker |",
+                "|" + "---|" * 8]
+        seen: set[str] = set()
+
+        def rows(run: RunResult, tag: str = "") -> None:
+            for f in run.findings:
+                klass, bug = classify(run.module, f)
+                key = bug or f"untriaged {f['check']}@{f['abuse']}"
+                if tag and key in seen:
+                    continue
+                seen.add(key)
+                row = next((t for t in TRIAGE if t.module == run.module and t.bug == bug),
+                           None)
+                pairs = ", ".join(f"{f['check']}@{a}"
+                                  for a in [f["abuse"], *f.get("also_reached", [])])
+                origin = f.get("origin") or {}
+                site = origin.get("site") or origin.get("inner") or {}
+                where = f"`{site['file']}:{site['line']}`" if site else "-"
+                out.append(
+                    f"| {klass}{tag} | {bug or '-'} | {_cell(pairs)} | {f.get('count', 1)} |"
+                    f" `{_cell(json.dumps(f['completion'])[1:-1])}` | {where} |"
+                    f" {_cell(row.mechanism) if row else ''} |"
+                    f" {_cell(row.ground_truth) if row and row.ground_truth else '-'} |")
+
+        rows(r)
+        if r.module in big:
+            rows(big[r.module], " (10x run only)")
+        out.append("")
+    return "\n".join(out)
+
+
 def main(argv: list[str] | None = None) -> int:
     """Command line: ``python -m zoo.run [--only MODULE,...] [--scale default|10x|both]``."""
     ap = argparse.ArgumentParser(prog="python -m zoo.run", description=__doc__.split("\n")[0])
@@ -167,6 +218,9 @@ def main(argv: list[str] | None = None) -> int:
             results.append(result)
     (out / "summary.md").write_text(table(results) + "\n")
     (out / "triage.md").write_text(triage_table(results) + "\n")
+    (out / "sections.md").write_text(parser_sections(
+        [r for r in results if r.scale == "default"],
+        [r for r in results if r.scale == "10x"]) + "\n")
     print(table(results))
     print(f"reports: {out}", file=sys.stderr)
     return 0
