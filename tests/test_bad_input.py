@@ -480,11 +480,13 @@ def _plugin_cases() -> Iterator[Bad]:
 
 def _output_cases() -> Iterator[Bad]:
     places = {"a-dir": "adir", "parent-is-file": "afile/out.x", "proc-new": "/proc/nope/out.x",
-              "proc-file": "/proc/version", "deep-parent-file": "afile/a/b/c.x"}
-    for opt in ["--json", "--html", "--junit", "--events", "--markdown"]:
+              "proc-file": "/proc/version", "deep-parent-file": "afile/a/b/c.x",
+              "empty": "", "blank": " "}
+    for opt in ["--json", "--html", "--junit", "--events", "--markdown", "--sarif"]:
         for where, path in places.items():
             yield Bad("output", f"fuzz {opt} {where}", (*FUZZ, opt, path), opt)
-    corpus_places = {"file": "afile", "under-file": "afile/corpus", "proc": "/proc/corpus"}
+    corpus_places = {"file": "afile", "under-file": "afile/corpus", "proc": "/proc/corpus",
+                     "empty": ""}
     for where, path in corpus_places.items():
         yield Bad("output", f"fuzz --corpus {where}",
                   ("fuzz", "--parser", "classic-bracket", "--no-replay", "--corpus", path,

@@ -131,7 +131,13 @@ def check_output_dir(option: str, path: str) -> None:
 
 def check_outputs(files: Iterable[tuple[str, str | None]],
                   dirs: Iterable[tuple[str, str | None]] = ()) -> None:
-    """Check every given output file and directory (``None``: the option was not given)."""
+    """Check every given output file and directory (``None``: the option was not given;
+    an empty path is an error, not "no report": a CI template whose variable is unset
+    would otherwise lose its report without a word)."""
+    for option, path in [*files, *dirs]:
+        if path is not None and not path.strip():
+            raise UsageError(f"{option}: the path is empty (is a variable in the command"
+                             " unset?); give a file name, or leave the option out")
     for option, path in files:
         if path:
             check_output_file(option, path)

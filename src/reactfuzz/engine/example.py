@@ -184,7 +184,7 @@ def examine(
 
 
 _TRACES: OrderedDict[tuple[int, str], Origin | None] = OrderedDict()
-_TRACES_KEPT = 256
+_TRACES_KEPT = 64  # a path holds up to 4,096 lines: a small cache keeps memory flat
 
 
 def origin_of(target: Target, completion: str, result: ParseResult) -> Origin | None:
