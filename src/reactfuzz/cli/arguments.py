@@ -152,11 +152,12 @@ def build_parser() -> argparse.ArgumentParser:
     g = s.add_argument_group("how hard")
     g.add_argument("--seed", type=seed, help="the run's seed (printed; the same seed, the same"
                    " findings)")
-    g.add_argument("--max-examples", type=count(1), default=60,
-                   help="examples per abuse operator and target (default 60); the longest"
-                   " inputs grow with it past 60")
+    g.add_argument("--max-examples", type=count(1, 10_000_000), default=60,
+                   help="examples per abuse operator and target (default 60, at most"
+                   " 10,000,000); the longest inputs grow with it past 60")
     g.add_argument("--time-budget", type=seconds, metavar="SECONDS",
-                   help="stop starting operators after this long")
+                   help="stop the run after this long: the operator running stops mid-search"
+                   " (what it found is kept, unshrunk) and the rest are skipped")
     g.add_argument("--time-limit", type=seconds, default=1.0, metavar="SECONDS",
                    help="per-parse limit (default 1); past 16 kB of input it grows with the"
                    " length, so only super-linear parsing is a bounded-time finding")

@@ -255,6 +255,11 @@ def _cmd_replay(args: argparse.Namespace) -> int:
               " for a corpus you wrote", file=sys.stderr)
     if not results:
         print("no findings to replay")
+        if args.expect_reproduced:  # nothing reproduced is not "everything reproduced"
+            print("--expect-reproduced: no finding was replayed"
+                  + (f" ({len(replayed.skipped)} skipped)" if replayed.skipped else ""),
+                  file=sys.stderr)
+            return 1
         return 0
     reproduced = [r for r in results if r.reproduced]
     for r in results:
@@ -270,5 +275,9 @@ def _cmd_replay(args: argparse.Namespace) -> int:
              "reproduced": r.reproduced, "observed": r.observed} for r in results
         ], indent=2) + "\n")
     if args.expect_reproduced:
+        if replayed.skipped:
+            print(f"--expect-reproduced: {len(replayed.skipped)} finding(s) were skipped, not"
+                  " replayed", file=sys.stderr)
+            return 1
         return 0 if len(reproduced) == len(results) else 1
     return 1 if reproduced else 0

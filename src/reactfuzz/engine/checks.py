@@ -21,7 +21,7 @@ from ..designs import Reading
 from ..dispatch import Crashed, Executed, Finished, Outcome, Rejected
 from ..errors import UsageError
 from ..formats import Format
-from ..kinds import DISAGREEMENT_SEVERITY, SEVERITY
+from ..kinds import DISAGREEMENT_SEVERITY, DISAGREEMENTS, SEVERITY
 from ..limits import id_problem, time_allowed
 from ..model import Call, FinalAnswer, Step
 from ..oracle import Verdict, same_answer
@@ -96,6 +96,9 @@ class Check:
     # whether where the parser decided tells this check's bugs apart (see
     # ``engine.example``): not for a property of the text or of the design as a whole
     by_origin: bool = True
+    # the failure kinds the check reports (empty: not declared, any); a corpus file whose
+    # kind is not one of them is a typo, refused rather than replayed as "fixed"
+    kinds: tuple[str, ...] = ()
 
     def __call__(self, inp: CheckInput) -> Failure | None:
         return self.fn(inp)
@@ -105,21 +108,23 @@ CHECKS: Registry[Check] = Registry("check")
 """Every registered check by id, in registration order (the order failures are reported)."""
 
 
-def check(id: str, description: str, *, by_origin: bool = True) -> Callable[
+def check(id: str, description: str, *, by_origin: bool = True,
+          kinds: tuple[str, ...] = ()) -> Callable[
     [Callable[[CheckInput], Failure | None]], Callable[[CheckInput], Failure | None]
 ]:
     """Register a check function under ``id`` (a decorator).
 
     ``by_origin`` says where the parser decided (the line that raised, the path a parse
     took) tells this check's bugs apart; ``False`` for a property of the text or of the
-    design as a whole (a slow parse, a fabricated observation acted on)."""
+    design as a whole (a slow parse, a fabricated observation acted on). ``kinds`` names
+    the failure kinds it reports, when it knows them (replay refuses a file with another)."""
 
     problem = id_problem("check", id)  # ids name corpus files
     if problem is not None:
         raise UsageError(problem)
 
     def deco(fn: Callable[[CheckInput], Failure | None]) -> Callable[[CheckInput], Failure | None]:
-        CHECKS.add(id, Check(id, description, fn, by_origin))  # a second one of that id: UsageError
+        CHECKS.add(id, Check(id, description, fn, by_origin, tuple(kinds)))  # a second one of that id: UsageError
         return fn
 
     return deco
@@ -206,19 +211,21 @@ def _verdict_check(kind: str) -> Callable[[CheckInput], Failure | None]:
     return fn
 
 
-check("no-wrong-call", "no call runs that differs from what the model meant")(
+check("no-wrong-call", "no call runs that differs from what the model meant",
+      kinds=("wrong-call",))(
     _verdict_check("wrong-call")
 )
 check("no-unvalidated-call", "the intended tool never runs with arguments its schema refuses",
-      by_origin=False)(
+      by_origin=False, kinds=("unvalidated-call",))(
     _verdict_check("unvalidated-call")
 )
-check("no-hijacked-answer", "no answer other than the model's, and none instead of an action")(
+check("no-hijacked-answer", "no answer other than the model's, and none instead of an action",
+      kinds=("hijacked-answer",))(
     _verdict_check("hijacked-answer")
 )
 
 
-@check("no-crash", "neither the parser nor the dispatcher raises")
+@check("no-crash", "neither the parser nor the dispatcher raises", kinds=("crash",))
 def _no_crash(inp: CheckInput) -> Failure | None:
     if inp.timed_out:
         return None  # a parse that ran past the limit is bounded-time's finding, not a second one
@@ -235,7 +242,7 @@ def _no_crash(inp: CheckInput) -> Failure | None:
 
 @check("bounded-time", "no parse runs past its time limit (in proportion to the length past"
        " 16 kB), and no slow parse of a long input grows faster than the input",
-       by_origin=False)
+       by_origin=False, kinds=("timeout",))
 def _bounded_time(inp: CheckInput) -> Failure | None:
     # no claim of growth from one parse: a pure-Python decoder is linear and still a
     # hundred times slower than the grammar on the same text; growth is a long input
@@ -263,7 +270,7 @@ def _observation_at_line_start(text: str, fmt: Format) -> re.Match[str] | None:
 
 @check("no-fabricated-observation",
        "a model-written Observation never enters the transcript of a completion acted on",
-       by_origin=False)
+       by_origin=False, kinds=("fabricated-observation",))
 def _no_fabricated(inp: CheckInput) -> Failure | None:
     if not isinstance(inp.outcome, (Executed, Finished)):
         return None
@@ -283,7 +290,8 @@ def _no_fabricated(inp: CheckInput) -> Failure | None:
     )
 
 
-@check("no-silent-drop", "a valid intent the format can carry is not refused")
+@check("no-silent-drop", "a valid intent the format can carry is not refused",
+       kinds=("silent-drop",))
 def _no_silent_drop(inp: CheckInput) -> Failure | None:
     return _verdict_check("silent-drop")(inp)
 
@@ -294,7 +302,8 @@ def _names_no_kind(step: Step | None) -> bool:
     return step is not None and step.invalid is not None and step.invalid.code == REFUSED
 
 
-@check("right-rejection", "a refusal names the right reason (missing, extra, malformed, ...)")
+@check("right-rejection", "a refusal names the right reason (missing, extra, malformed, ...)",
+       kinds=("wrong-rejection",))
 def _right_rejection(inp: CheckInput) -> Failure | None:
     if _names_no_kind(inp.step):
         return None
@@ -304,7 +313,8 @@ def _right_rejection(inp: CheckInput) -> Failure | None:
 _GENERIC = re.compile(r"^\W*(invalid|error|failed|bad|parse error|could not parse)\W*$", re.I)
 
 
-@check("clean-rejection", "a refusal carries a reason a model could act on")
+@check("clean-rejection", "a refusal carries a reason a model could act on",
+       kinds=("unclear-rejection",))
 def _clean_rejection(inp: CheckInput) -> Failure | None:
     if not isinstance(inp.outcome, Rejected):
         return None
@@ -320,7 +330,8 @@ def _clean_rejection(inp: CheckInput) -> Failure | None:
     )
 
 
-@check("roundtrip", "a clean rendering of an intent reads back as that intent")
+@check("roundtrip", "a clean rendering of an intent reads back as that intent",
+       kinds=("roundtrip",))
 def _roundtrip(inp: CheckInput) -> Failure | None:
     sc = inp.scenario
     if sc.abuse != "clean.render" or not sc.acceptable.representable or inp.step is None:
@@ -366,7 +377,8 @@ def _disagreement(step: Step, ref: Step) -> tuple[str, str] | None:
     return None
 
 
-@check("agrees-with-grammar", "the target reads a completion as the format's grammar does")
+@check("agrees-with-grammar", "the target reads a completion as the format's grammar does",
+       kinds=tuple(f"disagrees:{k}" for k in DISAGREEMENTS))
 def _agrees(inp: CheckInput) -> Failure | None:
     if inp.target_is_grammar or inp.step is None:
         return None
@@ -387,7 +399,8 @@ def _agrees(inp: CheckInput) -> Failure | None:
                    signature=kind)
 
 
-@check("stream-invariance", "the same Step whether the completion arrives whole or in chunks")
+@check("stream-invariance", "the same Step whether the completion arrives whole or in chunks",
+       kinds=("stream-variance",))
 def _stream(inp: CheckInput) -> Failure | None:
     if inp.streamed_step is None or inp.step is None:
         return None

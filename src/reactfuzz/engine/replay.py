@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from ..dispatch import DISPATCHERS
-from ..errors import ReactfuzzError, UsageError
+from ..errors import InputFileError, ReactfuzzError, UsageError
 from ..formats import get_format
 from ..strategies import Scenario
 from ..targets import Target, load_target, load_tools
@@ -127,6 +127,11 @@ def replay_corpus(
                                          " it with --plugin MODULE")
                     unregistered.append(path)
                     continue
+                declared = CHECKS[finding.check].kinds
+                if declared and finding.failure not in declared:
+                    raise InputFileError(
+                        f"{path}: key 'verdict': {finding.failure!r} is not a failure of"
+                        f" check {finding.check!r} ({', '.join(declared)})")
                 fmt = _field(path, "format", get_format, finding.format)
                 key = (name, finding.format)
                 if key not in targets:  # a target or tools the caller named is not the file's

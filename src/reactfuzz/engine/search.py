@@ -71,6 +71,11 @@ class _Fail(AssertionError):
     """Base of the per-failure classes Hypothesis tells apart (and shrinks apart)."""
 
 
+class _OutOfTime(BaseException):
+    """The run's time budget is spent: ends the search now (not an ``Exception``, so
+    Hypothesis neither reports nor shrinks it), keeping what it had found."""
+
+
 def search(
     target: Target,
     target_name: str,
@@ -117,7 +122,7 @@ def search(
     def body(sc: Scenario, chunks: list[int]) -> None:
         check_stop()  # a signal whose exception was lost inside Hypothesis
         if deadline is not None and time.monotonic() > deadline:
-            return
+            raise _OutOfTime
         stats.examples += 1
         if not raising[0]:
             stats.generated += 1
@@ -197,6 +202,9 @@ def search(
     except Unsatisfiable:
         stats.skipped = "no scenario: the tools lack what this operator needs"
         return recorded
+    except _OutOfTime:
+        stats.skipped = "time budget spent while it ran: its findings are unshrunk"
+        return _with_paths(recorded, target)
     raising[0] = True
     while set(recorded) - shrunk:
         found.clear()
@@ -204,10 +212,19 @@ def search(
             run([Phase.generate, Phase.shrink])
         except Unsatisfiable:
             break
+        except _OutOfTime:
+            stats.skipped = "time budget spent while it shrank: some findings are unshrunk"
+            break
         if not found:
             break  # what is left did not come back: it keeps its first example
         shrunk |= found
-    for key, ex in recorded.items():  # each bug once: the lines it ran, for its advice
+    return _with_paths(recorded, target)
+
+
+def _with_paths(recorded: dict[FailureKey, Example], target: Target) -> dict[
+        FailureKey, Example]:
+    """Each bug once: the lines its raising parse ran, for its advice."""
+    for key, ex in recorded.items():
         recorded[key] = with_path(ex, target)
     return recorded
 

@@ -188,6 +188,19 @@ class Format(BaseModel):
     answer_template: str | None = None
     """How the ``template`` family writes a final answer (placeholder ``{answer}``)."""
 
+    @field_validator("name")
+    @classmethod
+    def _printable_name(cls, v: str) -> str:
+        # the name reaches terminals and reports: no control, format or line-break
+        # character (a title change or a screen clear in a file from a pull request)
+        bad = next((c for c in v if not c.isprintable()), None)
+        if bad is not None:
+            raise ValueError(f"the name holds the unprintable character U+{ord(bad):04X};"
+                             " use letters, digits and punctuation")
+        if not v.strip() or len(v) > 200:
+            raise ValueError("the name must be 1 to 200 printable characters")
+        return v
+
     @field_validator("tag", "think_tag")
     @classmethod
     def _tag_name(cls, v: str) -> str:

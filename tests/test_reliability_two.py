@@ -1,0 +1,123 @@
+"""Small promises that broke under an independent run: each case failed before its fix.
+
+Budgets bound the work they name, a replay that replayed nothing does not pass, a typo in
+a corpus file is an error rather than "fixed", a format's name cannot write to the
+terminal, and an exception that cannot describe itself is still described.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import pytest
+
+from reactfuzz.cli import main
+from reactfuzz.engine.config import FuzzConfig
+from reactfuzz.engine.run import run_fuzz
+from reactfuzz.targets import load_target
+
+ROOT = Path(__file__).resolve().parent.parent
+GOOD = ROOT / "fuzz_corpus" / "no-crash-extra.positional-8941da71f324aa7a.json"
+
+
+def _run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    try:
+        code = main(argv)
+    except SystemExit as e:  # argparse
+        code = int(e.code or 0)
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+def test_the_time_budget_stops_an_operator_mid_search(capsys: pytest.CaptureFixture[str]) -> None:
+    """``--time-budget`` bounds the run, not only when operators start: a budget of a
+    million examples per operator stops within the budget and keeps what it found."""
+    start = time.process_time()
+    summary = run_fuzz(FuzzConfig(targets=["classic-bracket"], seed=1, max_examples=1_000_000,
+                                  time_budget=2.0, abuses=["injected.answer-and-action",
+                                                           "extra.positional"]))
+    assert time.process_time() - start < 20  # generous for a loaded machine: not minutes
+    assert summary.findings  # the interrupted operator's findings are kept
+    assert "time budget spent" in summary.operators[0].skipped
+
+
+def test_max_examples_has_an_upper_bound(capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = _run(["fuzz", "--parser", "classic-bracket", "--no-corpus",
+                         "--max-examples", str(10**30)], capsys)
+    assert code == 2 and "--max-examples" in err and "more than" in err
+
+
+def test_expect_reproduced_fails_when_nothing_was_replayed(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    data = json.loads(GOOD.read_text())
+    data["target"] = "agent_with_typo:parse"  # names code: skipped without --target
+    (tmp_path / "c").mkdir()
+    (tmp_path / "c" / "x.json").write_text(json.dumps(data))
+    code, out, err = _run(["replay", str(tmp_path / "c"), "--expect-reproduced"], capsys)
+    assert code == 1 and "skipped" in err
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    code, out, err = _run(["replay", str(empty), "--expect-reproduced"], capsys)
+    assert code == 1 and "no finding was replayed" in err
+    # without --expect-reproduced, nothing to replay is still fine
+    assert _run(["replay", str(empty)], capsys)[0] == 0
+
+
+def test_a_typo_in_a_corpus_files_verdict_is_an_error_not_fixed(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    data = json.loads(GOOD.read_text())
+    data["verdict"] = "crsh"
+    path = tmp_path / "typo.json"
+    path.write_text(json.dumps(data))
+    code, out, err = _run(["replay", str(path)], capsys)
+    assert code == 2 and "FIXED" not in out
+    assert "verdict" in err and "crsh" in err and len(err.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("name", ["evil\x1b]0;pwned\x07", "clear\x1b[2J", "two\nlines",
+                                  "bidi\u202eevil", ""])
+def test_a_format_name_cannot_write_to_the_terminal(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], name: str) -> None:
+    fmt = tmp_path / "f.toml"
+    fmt.write_text(f"name = {json.dumps(name)}\nbase = \"bracket\"\n")
+    code, out, err = _run(["fuzz", "--parser", "grammar", "--format", str(fmt),
+                           "--max-examples", "1", "--no-corpus"], capsys)
+    assert code == 2 and "key 'name'" in err
+    assert "\x1b" not in out + err and "\u202e" not in out + err
+
+
+_UNSPEAKABLE = '''
+class Unspeakable(Exception):
+    def __str__(self):
+        raise RuntimeError("my message cannot be read")
+
+
+class Odd(Exception):
+    def __str__(self):
+        return 42
+
+
+def parse(text):
+    if "Answer" in text:
+        raise Odd()
+    raise Unspeakable()
+'''
+
+
+def test_an_exception_that_cannot_describe_itself_is_described(tmp_path: Path) -> None:
+    """A parser raising an exception whose ``__str__`` raises (or returns a non-string)
+    is a crash that names the exception: the worker stays alive."""
+    (tmp_path / "unspeakable.py").write_text(_UNSPEAKABLE)
+    target = load_target("unspeakable:parse", "bracket", cwd=str(tmp_path))
+    try:
+        first = target.run("Thought: a\nAction: search[a]")
+        second = target.run("Thought: a\nAnswer: b")
+        restarts = getattr(target, "restarts", 0)
+    finally:
+        target.close()
+    assert first.error == "Unspeakable: (its message cannot be read)"
+    assert second.error == "Odd: (its message cannot be read)"
+    assert restarts == 0  # no worker died
+    assert first.origin is not None and first.origin.exc_type == "Unspeakable"
