@@ -55,11 +55,11 @@ def test_expect_reproduced_fails_when_nothing_was_replayed(
     data["target"] = "agent_with_typo:parse"  # names code: skipped without --target
     (tmp_path / "c").mkdir()
     (tmp_path / "c" / "x.json").write_text(json.dumps(data))
-    code, out, err = _run(["replay", str(tmp_path / "c"), "--expect-reproduced"], capsys)
+    code, _, err = _run(["replay", str(tmp_path / "c"), "--expect-reproduced"], capsys)
     assert code == 1 and "skipped" in err
     empty = tmp_path / "empty"
     empty.mkdir()
-    code, out, err = _run(["replay", str(empty), "--expect-reproduced"], capsys)
+    code, _, err = _run(["replay", str(empty), "--expect-reproduced"], capsys)
     assert code == 1 and "no finding was replayed" in err
     # without --expect-reproduced, nothing to replay is still fine
     assert _run(["replay", str(empty)], capsys)[0] == 0

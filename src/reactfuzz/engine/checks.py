@@ -124,7 +124,8 @@ def check(id: str, description: str, *, by_origin: bool = True,
         raise UsageError(problem)
 
     def deco(fn: Callable[[CheckInput], Failure | None]) -> Callable[[CheckInput], Failure | None]:
-        CHECKS.add(id, Check(id, description, fn, by_origin, tuple(kinds)))  # a second one of that id: UsageError
+        # a second one of that id: UsageError
+        CHECKS.add(id, Check(id, description, fn, by_origin, tuple(kinds)))
         return fn
 
     return deco
