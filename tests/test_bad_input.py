@@ -266,6 +266,21 @@ _TOOLS: dict[str, Any] = {
     "min-length-string": json.dumps(GOOD_TOOLS).replace(
         '{"type": "string"}', '{"type": "string", "minLength": "x"}'),
     "description-number": '[{"name": "s", "description": 5, "parameters": {"type": "object"}}]',
+    # bounds no value meets and sizes no run should wait for: before the run, not a
+    # traceback in the middle of one, nor a run that never ends
+    "min-over-max-length": json.dumps(GOOD_TOOLS).replace(
+        '{"type": "string"}', '{"type": "string", "minLength": 5, "maxLength": 2}'),
+    "min-length-1e9": json.dumps(GOOD_TOOLS).replace(
+        '{"type": "string"}', '{"type": "string", "minLength": 1e9}'),
+    "min-over-max-items": json.dumps(GOOD_TOOLS).replace(
+        '{"type": "string"}', '{"type": "array", "minItems": 3, "maxItems": 1}'),
+    "minimum-over-maximum": json.dumps(GOOD_TOOLS).replace(
+        '{"type": "string"}', '{"type": "number", "minimum": 3, "maximum": 1}'),
+    "nested-min-over-max": json.dumps(GOOD_TOOLS).replace(
+        '{"type": "string"}', '{"type": "array", "items": {"type": "string", "minLength": 9,'
+        ' "maxLength": 1}}'),
+    "enum-200000": json.dumps(GOOD_TOOLS).replace(
+        '{"type": "string"}', json.dumps({"enum": [str(i) for i in range(200_000)]})),
     "fifo": FIFO,
     "dev-zero": DEVZERO,
     "dir": DIR,

@@ -15,6 +15,7 @@ import datetime as _dt
 import json
 import os
 import re
+from collections.abc import Iterator
 from typing import Any, Literal
 
 import jsonschema
@@ -259,13 +260,38 @@ class _JsonToolReader:
                 out["enum"] = [*out["enum"], None]
         return out
 
+    def check_drawable(self, where: str, prop: Any) -> None:
+        """Refuse bounds no value meets and sizes that would make the run's work unbounded,
+        naming the JSON path: before a run, not as a traceback in the middle of one."""
+        for at, node in _nodes(where, prop):
+            enum = node.get("enum")
+            if isinstance(enum, list) and len(enum) > MAX_ENUM:
+                raise self.invalid(_jp(at, "enum"), f"{len(enum)} values is more than"
+                                   f" reactfuzz draws from (at most {MAX_ENUM})")
+            for low, high in _BOUNDS:
+                a, b = _number(node.get(low)), _number(node.get(high))
+                if a is not None and b is not None and a > b:
+                    raise self.invalid(_jp(at, low), f"{low} {a:g} is more than {high} {b:g}:"
+                                       " no value meets both")
+                if low != "minimum" and a is not None and a > MAX_DRAWN_SIZE:
+                    raise self.invalid(_jp(at, low), f"{low} {a:g} is more than reactfuzz"
+                                       f" draws (at most {MAX_DRAWN_SIZE})")
+
     def read_property(
         self, where: str, name: str, prop: Any, required: bool
     ) -> tuple[str, Any, Any]:
         """(name, annotation, FieldInfo) of one top-level property, its default checked."""
         from hypothesis_jsonschema import from_schema  # the generator decides satisfiability
 
-        if from_schema(prop).is_empty:
+        self.check_drawable(where, prop)
+        try:
+            strategy = from_schema(prop)
+            strategy.validate()  # what Hypothesis would refuse when it first draws
+            empty = strategy.is_empty
+        except Exception as exc:  # InvalidArgument and the like: bounds it cannot draw
+            raise self.invalid(where, "reactfuzz cannot draw a value for this property ("
+                               f"{_one_line(str(exc), 120)})") from None
+        if empty:
             raise self.invalid(where, "no value satisfies this property's schema")
         annotation = _annotation(prop)
         default: Any = ... if required else None
@@ -283,6 +309,37 @@ class _JsonToolReader:
         if not isinstance(description, str):
             description = None
         return name, annotation, Field(default, description=description)
+
+
+MAX_ENUM = 1000
+"""The most values an ``enum`` of a tool's schema may list: each is a value to draw and to
+check, and a larger list is a file to fix, not a run to wait for."""
+
+MAX_DRAWN_SIZE = 10_000
+"""The largest ``minLength``/``minItems``/``minProperties`` a tool's schema may ask for."""
+
+_BOUNDS = (("minLength", "maxLength"), ("minItems", "maxItems"),
+           ("minProperties", "maxProperties"), ("minimum", "maximum"))
+
+
+def _number(value: Any) -> float | None:
+    """``value`` as a number when it is one (a JSON bool is not)."""
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return float(value)
+    return None
+
+
+def _nodes(where: str, node: Any) -> Iterator[tuple[str, dict[str, Any]]]:
+    """Every schema object inside ``node`` (itself first), with its JSON path."""
+    if isinstance(node, dict):
+        yield where, node
+        for key, value in node.items():
+            if key in ("enum", "const", "default", "examples"):
+                continue
+            yield from _nodes(_jp(where, key), value)
+    elif isinstance(node, list):
+        for i, value in enumerate(node):
+            yield from _nodes(_jp(where, i), value)
 
 
 def _spec(cls: Any) -> Any:
