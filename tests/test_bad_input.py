@@ -250,6 +250,7 @@ _TOOLS: dict[str, Any] = {
     "name-space": '[{"name": "a b", "parameters": {"type": "object"}}]',
     "name-number": '[{"name": 5, "parameters": {"type": "object"}}]',
     "name-empty": '[{"name": "", "parameters": {"type": "object"}}]',
+    "name-100kb": json.dumps([{"name": "a" * 100_000, "parameters": {"type": "object"}}]),
     "duplicate-names": json.dumps(GOOD_TOOLS * 2),
     "remote-ref": json.dumps(GOOD_TOOLS).replace('{"type": "string"}', '{"$ref": "x.json"}'),
     "type-unknown": json.dumps(GOOD_TOOLS).replace('"string"', '"nosuch"'),
@@ -625,7 +626,13 @@ def problems(case: Bad, ran: Ran) -> list[str]:
         out.append(f"{len(lines)} lines on stderr, not 1: {ran.stderr[:300]!r}")
     elif case.names not in lines[0]:
         out.append(f"the line does not name {case.names!r}: {lines[0][:300]!r}")
+    elif len(lines[0]) > MAX_LINE:  # a 100 kB tool name is not echoed whole
+        out.append(f"the line is {len(lines[0])} characters long, over {MAX_LINE}")
     return out
+
+
+MAX_LINE = 1000
+"""The longest error line a bad input may produce."""
 
 
 # --------------------------------------------------------------------------- the tests

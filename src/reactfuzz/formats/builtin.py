@@ -30,7 +30,7 @@ from . import sections  # noqa: F401
 from . import bare_json  # noqa: F401
 # isort: on
 from .family import FAMILIES
-from .spec import Format, Labels
+from .spec import JSON_FIELDS, Format, Labels
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -377,6 +377,12 @@ def load_format(path: str | Path) -> Format:
             msg = f"unknown key (allowed: {allowed})"
         more = f" (and {len(e.errors()) - 1} more)" if len(e.errors()) > 1 else ""
         raise FormatError(f"{p}: key '{key}': {msg}{more}") from None
+    reads = getattr(fmt.family, "format_fields", ())
+    for key in JSON_FIELDS:  # given in the file, even at its default, for a family that
+        if key in data and key not in reads:  # never reads it: a mistake to say
+            raise FormatError(f"{p}: key '{key}': read only by the JSON and tag families,"
+                              f" not by {fmt.family.name} (syntax {fmt.syntax!r}); remove it"
+                              " or choose such a family")
     from ..grammars import lark_parser
 
     try:  # a grammar that does not compile is a mistake in this file: say so now

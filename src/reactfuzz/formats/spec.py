@@ -50,7 +50,7 @@ __all__ = ["Format", "Labels"]
 
 _LABEL_RE = re.compile(r"^[^\W\d][\w .\-]*$")
 _TAG_RE = re.compile(r"^[A-Za-z_][\w.\-]*$")
-_JSON_FIELDS = ("fence", "fence_optional", "tool_key", "args_key", "answer_key", "think")
+JSON_FIELDS = ("fence", "fence_optional", "tool_key", "args_key", "answer_key", "think")
 """The JSON and tag families' fields (a format of another family keeps their defaults)."""
 
 
@@ -284,7 +284,7 @@ class Format(BaseModel):
     def _json_fields_consistent(self) -> None:
         """The JSON families' fields: only their formats set them, and sensibly."""
         reads = getattr(self.family, "format_fields", ())
-        for key in _JSON_FIELDS:
+        for key in JSON_FIELDS:
             if key not in reads and getattr(self, key) != Format.model_fields[key].default:
                 users = sorted(f.name for f in FAMILIES.values()
                                if key in getattr(f, "format_fields", ()))

@@ -161,7 +161,8 @@ class _JsonToolReader:
         if not isinstance(name, str) or not _NAME_RE.match(name):
             raise self.invalid(
                 _jp(where, "name"),
-                f"the name {name!r} is not valid (1 to 64 letters, digits, '_' or '-')",
+                f"the name {_one_line(repr(name), 80)} is not valid (1 to 64 letters,"
+                " digits, '_' or '-')",
             )
         self.tool = repr(name)
         description = entry.get("description", "")
