@@ -912,11 +912,16 @@ def test_json_supported_property(
         registry.validate("t", {"v": good, "w": 1})
 
 
-def test_json_optional_property_without_default_is_none(tmp_path: Any) -> None:
+def test_json_optional_property_left_out_stays_out(tmp_path: Any) -> None:
+    """An optional JSON property the model left out, with no declared default, is not in
+    the call (``fn(**call.kwargs())`` then uses the function's own default, never a None
+    it did not ask for); a declared default is filled in."""
     registry = _load(tmp_path, [{"name": "t", "parameters": {
-        "type": "object", "properties": {"v": {"type": "integer"}}}}])
+        "type": "object", "properties": {"v": {"type": "integer"},
+                                         "w": {"type": "string", "default": "en"}}}}])
     assert registry["t"].parameters[0].required is False
-    assert registry.validate("t", {}).args == (None,)
+    assert registry.validate("t", {}).kwargs() == {"w": "en"}
+    assert registry.validate("t", {"v": 3}).kwargs() == {"v": 3, "w": "en"}
 
 
 def _tool_with_property(schema: Any) -> dict[str, Any]:

@@ -114,8 +114,16 @@ class Tool:
         Raises :class:`pydantic.ValidationError` for missing, undeclared or malformed arguments.
         """
         instance = self.args_model.model_validate(dict(kwargs))
-        values = tuple(getattr(instance, f) for f in self._fields)
-        return Call(self.name, values, self.names)
+        if self.schema is None:  # a model or a function: its own defaults are the values
+            values = tuple(getattr(instance, f) for f in self._fields)
+            return Call(self.name, values, self.names)
+        # a JSON tool: an optional argument the model left out, with no declared default,
+        # stays out (no None the real function never asked for: fn(**call.kwargs()) works)
+        declared = self.schema.get("properties", {})
+        kept = [(f, p) for f, p in zip(self._fields, self.names)
+                if f in instance.model_fields_set or "default" in declared.get(p, {})]
+        return Call(self.name, tuple(getattr(instance, f) for f, _ in kept),
+                    tuple(p for _, p in kept))
 
     def json_schema(self) -> dict[str, Any]:
         """The JSON Schema of the arguments, self-contained (no ``$ref``) and without titles."""
