@@ -121,3 +121,23 @@ def test_an_exception_that_cannot_describe_itself_is_described(tmp_path: Path) -
     assert second.error == "Odd: (its message cannot be read)"
     assert restarts == 0  # no worker died
     assert first.origin is not None and first.origin.exc_type == "Unspeakable"
+
+
+@pytest.mark.parametrize("delay", [0.0, 0.05, 0.2])
+def test_sigterm_in_the_first_moments_is_one_line_and_143(delay: float, tmp_path: Path) -> None:
+    """A CI cancel that lands while reactfuzz is still starting: one line, exit 143, no
+    traceback (before, the default action ended the process without a word)."""
+    import os
+    import signal
+    import subprocess
+    import sys
+
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
+    proc = subprocess.Popen([sys.executable, "-m", "reactfuzz", "study", "--out",
+                             str(tmp_path / "s")], env=env, cwd=tmp_path,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    time.sleep(delay + 0.3)  # the interpreter itself must be up to run any handler
+    proc.send_signal(signal.SIGTERM)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 143, (proc.returncode, err[-500:])
+    assert "Traceback" not in err and "terminated" in err

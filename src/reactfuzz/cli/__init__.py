@@ -49,7 +49,8 @@ def entry() -> None:
     """Console-script entry point (Ctrl-C while starting up is one line too)."""
     try:
         code = main()
-    except KeyboardInterrupt:
-        print("reactfuzz: interrupted", file=sys.stderr)
-        code = 130
+    except KeyboardInterrupt as e:  # outside main's own handling: at its start or end
+        terminated = type(e).__name__ == "Terminated"
+        print(f"reactfuzz: {'terminated' if terminated else 'interrupted'}", file=sys.stderr)
+        code = 143 if terminated else 130
     sys.exit(code)
