@@ -138,6 +138,6 @@ def test_sigterm_in_the_first_moments_is_one_line_and_143(delay: float, tmp_path
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     time.sleep(delay + 0.3)  # the interpreter itself must be up to run any handler
     proc.send_signal(signal.SIGTERM)
-    out, err = proc.communicate(timeout=60)
+    _, err = proc.communicate(timeout=60)
     assert proc.returncode == 143, (proc.returncode, err[-500:])
     assert "Traceback" not in err and "terminated" in err
