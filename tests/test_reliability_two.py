@@ -141,3 +141,59 @@ def test_sigterm_in_the_first_moments_is_one_line_and_143(delay: float, tmp_path
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == 143, (proc.returncode, err[-500:])
     assert "Traceback" not in err and "terminated" in err
+
+
+_LOUD = '''
+import re
+import sys
+
+print("imported")  # at import: the user's to see
+
+
+def parse(text):
+    sys.stdout.write("x" * 100_000)
+    print("and more")
+    if "Answer:" in text:
+        return ("final", text.split("Answer:", 1)[1].strip())
+    m = re.search(r"^Action:\\s*(\\w+)\\[(.*)\\]", text, re.M)
+    if m is None:
+        raise ValueError("no")
+    return ("action", (m.group(1), m.group(2)))
+'''
+
+_SLOW_START = '''
+import time
+
+def parse(text):
+    if text == "":
+        time.sleep(30)
+    raise ValueError("no")
+'''
+
+
+def test_a_parsers_prints_do_not_reach_reactfuzzs_output(tmp_path: Path) -> None:
+    """A parser that prints 100 kB a call: reactfuzz's own output stays the report."""
+    import os
+    import subprocess
+    import sys
+
+    (tmp_path / "loud.py").write_text(_LOUD)
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
+    proc = subprocess.run([sys.executable, "-m", "reactfuzz", "fuzz", "--target", "loud:parse",
+                           "--format", "bracket", "--seed", "1", "--max-examples", "3",
+                           "--abuse", "extra.positional", "--no-corpus", "-q"], env=env, cwd=tmp_path, capture_output=True, text=True,
+                          timeout=120)
+    assert proc.returncode in (0, 1), proc.stderr[-500:]
+    assert "x" * 1000 not in proc.stdout and "and more" not in proc.stdout
+    assert len(proc.stdout) < 20_000
+
+
+def test_a_parser_that_hangs_on_its_first_call_is_not_blamed_on_its_import(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from reactfuzz.errors import UsageError
+
+    monkeypatch.setenv("REACTFUZZ_IMPORT_TIMEOUT", "2")
+    (tmp_path / "slowstart.py").write_text(_SLOW_START)
+    with pytest.raises(UsageError) as e:
+        load_target("slowstart:parse", "bracket", cwd=str(tmp_path))
+    assert "first call" in str(e.value) and "import" not in str(e.value).split("(")[0]

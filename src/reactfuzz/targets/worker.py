@@ -77,6 +77,10 @@ def _worker_main(conn: Any, spec: str, directory: str, fmt: Format, parent: int 
         with contextlib.suppress(Exception):
             conn.send(("fail", message))
         return
+    conn.send(("imported", None))  # what follows is the parser's, not the import's
+    # the parser's own prints are not reactfuzz's output (one that prints megabytes a
+    # call would flood the report): its stdout goes nowhere from here on
+    _silence_stdout()
     # one warm-up call before "ready", under the startup limit rather than the per-call one:
     # a parser that imports its framework on first use would time out its first call in
     # every fresh worker otherwise, and never get past it
@@ -108,6 +112,17 @@ def _worker_main(conn: Any, spec: str, directory: str, fmt: Format, parent: int 
                                                    trace=traced)))
         if not _reply(conn, pending):
             return
+
+
+def _silence_stdout() -> None:
+    """Send this process's stdout (the file descriptor and ``sys.stdout``) to /dev/null."""
+    with contextlib.suppress(OSError, ValueError, AttributeError):
+        null = os.open(os.devnull, os.O_WRONLY)
+        with contextlib.suppress(Exception):
+            sys.stdout.flush()
+        os.dup2(null, 1)
+        os.close(null)
+        sys.stdout = open(os.devnull, "w")  # for the worker's whole life
 
 
 def _reply(conn: Any, results: list[ParseResult]) -> bool:
@@ -177,25 +192,32 @@ class _Worker:
                 continue
 
     def wait_ready(self, spec: str) -> None:
+        """Wait for the worker to import the parser, then for its warm-up call ``fn("")``;
+        a hang or a death in either is one line that says which."""
         limit = import_timeout()
-        if not self.conn.poll(limit):
-            self.stop()
-            raise UsageError(
-                f"{spec!r}: the worker process did not start within {limit:g}s"
-                " (does importing the module take that long? REACTFUZZ_IMPORT_TIMEOUT"
-                " sets the limit)"
-            )
-        try:
-            status, message = self.conn.recv()
-        except (EOFError, OSError):
-            code = self.reap()
-            raise UsageError(
-                f"{spec!r}: the worker process died while starting"
-                f" ({_exit_description(code)}; its error output, if any, is above)"
-            ) from None
-        if status != "ready":
-            self.stop()
-            raise UsageError(message)
+        for step in ("imported", "ready"):
+            if not self.conn.poll(limit):
+                self.stop()
+                raise UsageError(
+                    f"{spec!r}: the worker process did not start within {limit:g}s"
+                    " (does importing the module take that long? REACTFUZZ_IMPORT_TIMEOUT"
+                    " sets the limit)" if step == "imported" else
+                    f"{spec!r}: the parser's first call, {spec}(''), did not return within"
+                    f" {limit:g}s after its module imported (REACTFUZZ_IMPORT_TIMEOUT sets"
+                    " the limit)"
+                )
+            try:
+                status, message = self.conn.recv()
+            except (EOFError, OSError):
+                code = self.reap()
+                raise UsageError(
+                    f"{spec!r}: the worker process died while "
+                    + ("starting" if step == "imported" else f"running {spec}('')")
+                    + f" ({_exit_description(code)}; its error output, if any, is above)"
+                ) from None
+            if status == "fail":
+                self.stop()
+                raise UsageError(message)
 
     def reap(self) -> int | None:
         """Wait briefly for a worker whose pipe closed; kill it if it lingers."""
