@@ -197,3 +197,50 @@ def test_a_parser_that_hangs_on_its_first_call_is_not_blamed_on_its_import(
     with pytest.raises(UsageError) as e:
         load_target("slowstart:parse", "bracket", cwd=str(tmp_path))
     assert "first call" in str(e.value) and "import" not in str(e.value).split("(")[0]
+
+
+_FORKS = '''
+import os
+import re
+import time
+
+
+def parse(text):
+    if os.fork() == 0:  # a child that leaves the worker's process group and session
+        os.setsid()
+        with open(os.environ["PIDS_FILE"], "a") as fh:
+            fh.write(f"{os.getpid()}\\n")
+        time.sleep(120)
+        os._exit(0)
+    m = re.search(r"^Action:\\s*(\\w+)\\[(.*)\\]", text, re.M)
+    if m is None:
+        return ("final", text)
+    return ("action", (m.group(1), m.group(2)))
+'''
+
+
+@pytest.mark.skipif(not Path("/proc").is_dir(), reason="descendants are read from /proc")
+def test_a_parsers_child_in_its_own_session_ends_with_the_run(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import os
+
+    (tmp_path / "forks.py").write_text(_FORKS)
+    pids = tmp_path / "pids.txt"
+    monkeypatch.setenv("PIDS_FILE", str(pids))
+    run_fuzz(FuzzConfig(targets=["forks:parse"], seed=1, max_examples=2,
+                        abuses=["extra.positional"], cwd=str(tmp_path)))
+    started = [int(p) for p in pids.read_text().split()]
+    assert started
+    time.sleep(0.5)
+    alive = []
+    for pid in started:
+        try:
+            with open(f"/proc/{pid}/stat") as fh:
+                state = fh.read().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            continue
+        if state != "Z":
+            alive.append(pid)
+    for pid in alive:  # leave nothing behind whatever the test says
+        os.kill(pid, 9)
+    assert not alive, f"{len(alive)} of {len(started)} children still run"

@@ -4,7 +4,9 @@ A user parser runs in a worker process and may fork processes of its own. Each w
 leads a process group of its own, so stopping it kills the group, grandchildren too; on
 Linux it also dies with the process that started it (``PR_SET_PDEATHSIG``), and a small
 guard process in its group kills the group when the worker dies, so even a ``SIGKILL``
-of reactfuzz leaves no parser process behind.
+of reactfuzz leaves no parser process behind. A child that leaves the group (``setsid``)
+is still the worker's descendant, and the worker adopts it if its parent exits (a child
+subreaper), so stopping the worker kills its whole tree first.
 """
 
 from __future__ import annotations
@@ -79,6 +81,55 @@ def guard_group() -> None:
             signal.pause()
     finally:
         os._exit(0)
+
+
+def become_subreaper() -> None:
+    """Linux: adopt this process's orphaned descendants (``PR_SET_CHILD_SUBREAPER``), so a
+    parser's child that starts its own session and loses its parent stays reachable."""
+    if not _LINUX:
+        return
+    with contextlib.suppress(Exception):
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(36, 1, 0, 0, 0)  # PR_SET_CHILD_SUBREAPER
+
+
+def descendants(pid: int) -> list[int]:
+    """Every living descendant of ``pid`` (Linux, from /proc; elsewhere none), deepest
+    first: what a process group misses when a child calls ``setsid()``."""
+    if not _LINUX or pid <= 0:
+        return []
+    parents: dict[int, int] = {}
+    with contextlib.suppress(OSError):
+        for entry in os.scandir("/proc"):
+            if not entry.name.isdigit():
+                continue
+            try:
+                with open(f"/proc/{entry.name}/stat", "rb") as fh:
+                    stat = fh.read()
+            except OSError:
+                continue
+            fields = stat[stat.rfind(b")") + 2:].split()
+            if len(fields) > 1:
+                parents[int(entry.name)] = int(fields[1])
+    found: list[int] = []
+    frontier = [pid]
+    while frontier:
+        children = [c for c, p in parents.items() if p in frontier and c not in found]
+        found += children
+        frontier = children
+    return found[::-1]
+
+
+def kill_tree(pid: int | None) -> None:
+    """``SIGKILL`` every descendant of ``pid`` (not ``pid`` itself), wherever their
+    process group or session went."""
+    if pid is None:
+        return
+    for child in descendants(pid):
+        with contextlib.suppress(OSError):
+            os.kill(child, signal.SIGKILL)
 
 
 def kill_group(pgid: int | None) -> None:

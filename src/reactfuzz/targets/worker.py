@@ -26,7 +26,15 @@ from ..formats import Format, get_format
 from .adapters import _describe_exception, _invoke, check_supported
 from .base import DEFAULT_TIMEOUT, ParseResult, Target, _check_timeout
 from .origin import TRACE_SLOWDOWN, Origin, TraceRequest
-from .processes import die_with_parent, guard_group, in_main_thread, kill_group, own_group
+from .processes import (
+    become_subreaper,
+    die_with_parent,
+    guard_group,
+    in_main_thread,
+    kill_group,
+    kill_tree,
+    own_group,
+)
 from .sanitise import sanitise_result
 from .user_code import _resolve_parser, import_timeout
 
@@ -63,6 +71,7 @@ def _worker_main(conn: Any, spec: str, directory: str, fmt: Format, parent: int 
     empty message, or when the parent's end of the pipe closes.
     """
     own_group()
+    become_subreaper()  # a parser's child that leaves the group stays this process's
     if parent is not None:
         die_with_parent(parent)
     with contextlib.suppress(ValueError, OSError, AttributeError):
@@ -221,6 +230,7 @@ class _Worker:
 
     def reap(self) -> int | None:
         """Wait briefly for a worker whose pipe closed; kill it if it lingers."""
+        kill_tree(self.process.pid)  # what the parser forked, its own sessions too
         self.process.join(1.0)
         if self.process.exitcode is None:
             self.stop()
@@ -232,6 +242,7 @@ class _Worker:
     def stop(self, *, gently: bool = False) -> None:
         """Stop the worker and its process group: ask it (``gently``), then SIGKILL."""
         proc = self.process
+        kill_tree(proc.pid)  # first, while the worker still holds what it adopted
         if gently and proc.is_alive():
             with contextlib.suppress(OSError, ValueError):
                 self.conn.send_bytes(b"")
