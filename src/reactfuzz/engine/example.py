@@ -183,24 +183,31 @@ def examine(
     return Example(scenario, step, outcome, verdict, failure, check_id, reading, origin)
 
 
-_TRACES: OrderedDict[tuple[int, str], Origin | None] = OrderedDict()
 _TRACES_KEPT = 64  # a path holds up to 4,096 lines: a small cache keeps memory flat
 
 
 def origin_of(target: Target, completion: str, result: ParseResult) -> Origin | None:
     """Where ``target`` decided on ``completion``: the frames of what it raised (they came
-    with ``result``), else the path of a traced parse (once per completion and target:
-    shrinking meets the same texts again)."""
+    with ``result``), else the path of a traced parse (once per completion, kept on the
+    target itself: shrinking meets the same texts again, and another target never shares
+    the cache)."""
     if result.origin is not None and result.origin.raised:
         return result.origin
-    key = (id(target), hashlib.sha1(completion.encode("utf-8", "surrogatepass")).hexdigest())
-    if key in _TRACES:
-        _TRACES.move_to_end(key)
-        return _TRACES[key]
+    cache: OrderedDict[str, Origin | None] | None = getattr(target, "_reactfuzz_traces", None)
+    if cache is None:
+        cache = OrderedDict()
+        try:
+            target._reactfuzz_traces = cache  # type: ignore[attr-defined]
+        except AttributeError:  # a target class with slots: no cache, every trace runs
+            pass
+    key = hashlib.sha1(completion.encode("utf-8", "surrogatepass")).hexdigest()
+    if key in cache:
+        cache.move_to_end(key)
+        return cache[key]
     origin = target.trace(completion)
-    _TRACES[key] = origin
-    while len(_TRACES) > _TRACES_KEPT:
-        _TRACES.popitem(last=False)
+    cache[key] = origin
+    while len(cache) > _TRACES_KEPT:
+        cache.popitem(last=False)
     return origin
 
 
