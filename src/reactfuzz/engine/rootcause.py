@@ -18,7 +18,8 @@ from ..dispatch import Crashed, Executed, Finished, Outcome, Rejected
 from ..formats import Format
 from ..model import Call, FinalAnswer, Intent
 
-__all__ = ["mask", "mask_echo", "outcome_signature", "refusal_kind", "text_shape", "with_origin"]
+__all__ = ["arg_difference", "mask", "mask_echo", "outcome_signature", "refusal_kind",
+           "text_shape", "with_origin"]
 
 _QUOTED = re.compile(r"'(?:[^'\\\n]|\\.)*'|\"(?:[^\"\\\n]|\\.)*\"")
 _CALLED = re.compile(r"\b[A-Za-z_]\w*(?=\()")
@@ -143,7 +144,7 @@ def _lone_surrogates(text: str) -> bool:
     return any("\ud800" <= c <= "\udfff" for c in text)
 
 
-def _arg_difference(ran: Call, meant: Call, *, coarse: bool = False) -> str:
+def arg_difference(ran: Call, meant: Call, *, coarse: bool = False) -> str:
     """The smallest description of how the arguments that ran differ from the meant ones.
 
     Two ways of decoding a string wrong are told apart from any other value, since they
@@ -231,7 +232,7 @@ def outcome_signature(kind: str, outcome: Outcome, intent: Intent, acceptable_ca
             return "ran another tool"
         if not acceptable_calls:
             return "ran a call the text should not carry" if kind == "wrong-call" else "ran it"
-        return _arg_difference(ran, acceptable_calls[0], coarse=not proxies)
+        return arg_difference(ran, acceptable_calls[0], coarse=not proxies)
     return ""
 
 
