@@ -80,13 +80,19 @@ def test_workers_merge_root_causes_as_one_process_does() -> None:
 
 
 @pytest.mark.slow
-def test_more_budget_finds_more_root_causes() -> None:
-    def causes(n: int) -> int:
+def test_more_budget_loses_no_root_cause() -> None:
+    """Ten times the budget finds every bug the default budget finds (generation is a
+    prefix of the larger one's). That it finds more where a bug needs a size or a
+    combination only the larger budget writes is test_budget_sizes' quadratic parser and
+    the zoo's 10x runs; classic-bracket's bugs here are all met within 60 examples, now
+    that one schema error no longer counts as a bug of its own."""
+    def causes(n: int) -> set[tuple[str, ...]]:
         run = run_fuzz(_config(max_examples=n, abuses=["malformed.wrong-type",
                                                        "malformed.trailing-text"]))
-        return len({f.root_key() for f in run.findings})
+        return {f.root_key() for f in run.findings}
 
-    assert causes(600) > causes(60)
+    small, large = causes(60), causes(600)
+    assert small and small <= large
 
 
 def test_the_search_does_not_stop_at_the_first_failure() -> None:

@@ -146,7 +146,6 @@ def _run_here(config: FuzzConfig, plan: Plan, summary: RunSummary, emit: EventSi
     current: dict[FailureKey, Example] = {}
     minimal: set[FailureKey] = set()
     tally: dict[FailureKey, Tally] = {}
-    known: dict[str, set[FailureKey]] = {}  # per target: bugs shrunk by an earlier operator
     try:
         _replay_first(config, plan, summary, emit)
         for name, target in targets.items():
@@ -167,10 +166,11 @@ def _run_here(config: FuzzConfig, plan: Plan, summary: RunSummary, emit: EventSi
                 t0 = time.monotonic()
                 current, minimal, tally = {}, set(), {}
                 op_seed = operator_seed(plan.seed, name, abuse)
-                seen = known.setdefault(name, set())
+                # every operator shrinks its own bugs, known or not: what an operator
+                # finds depends on its seed alone, so workers find what one process does
                 _search_module.search(target, name, fmt, plan.registry, dispatcher,
                                       plan.checks, abuse, config, op_seed, deadline, emit,
-                                      stats, current, minimal, tally, seen)
+                                      stats, current, minimal, tally)
                 # a signal waits until the findings are saved: the corpus and the
                 # summary never disagree
                 with deferred_signals():
@@ -178,7 +178,6 @@ def _run_here(config: FuzzConfig, plan: Plan, summary: RunSummary, emit: EventSi
                     summary.examples += stats.examples
                     _collect(current, summary, name, plan, config, op_seed, minimal, emit,
                              tally)
-                    seen.update(k for k in current if k in minimal)
                     current = {}
                     emit(OperatorFinished(name, abuse, stats.examples, dict(stats.failures),
                                           round(stats.elapsed, 3)))

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import time
 import warnings
-from collections.abc import Collection
 from dataclasses import dataclass, field
 
 from hypothesis import HealthCheck, Phase, Verbosity, given, settings
@@ -92,15 +91,12 @@ def search(
     recorded: dict[FailureKey, Example] | None = None,
     shrunk: set[FailureKey] | None = None,
     tally: dict[FailureKey, Tally] | None = None,
-    known: Collection[FailureKey] = (),
 ) -> dict[FailureKey, Example]:
     """Search one operator: one example per failure, minimal where it could be shrunk.
 
     ``recorded`` (filled as the search goes) lets a caller keep what an interrupted search
     had found; ``shrunk`` (filled too) names the failures whose example is minimal;
-    ``tally`` counts each failure's examples and keeps a few. Failures in ``known`` (bugs
-    an earlier operator of the run found and shrank) are counted and recorded, never
-    shrunk again: the search's time goes to bugs it has not met yet.
+    ``tally`` counts each failure's examples and keeps a few.
     """
     recorded = {} if recorded is None else recorded
     shrunk = set() if shrunk is None else shrunk
@@ -152,8 +148,6 @@ def search(
                 by_check[ex.check] = by_check.get(ex.check, 0) + 1
             recorded.setdefault(key, ex)
             tally.setdefault(key, Tally()).add(ex)
-            if key in known:
-                shrunk.add(key)  # an earlier operator's example of it is minimal already
             return
         if key in shrunk:
             return  # shrunk in an earlier round: let the search go past it
