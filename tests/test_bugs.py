@@ -140,6 +140,8 @@ def test_an_echo_of_the_completion_is_masked_in_every_form() -> None:
     # a message that quotes nothing of the text is left alone, and so are short runs
     assert mask_echo("no tool named 'x'", text) == "no tool named 'x'"
     assert mask_echo("format: {", 'Action Input: {"a"') == "format: {"
+    # two echoes side by side are one
+    assert mask_echo("path /inv/2041/inv/7", "read /inv/2041 and /inv/7") == "path…"
 
 
 def test_a_tool_list_in_a_message_survives_an_echo_of_tool_names() -> None:

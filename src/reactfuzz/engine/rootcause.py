@@ -83,7 +83,9 @@ def mask_echo(text: str, completion: str, min_run: int = MIN_ECHO) -> str:
         else:
             out.append(text[i])
             i += 1
-    return "".join(out)
+    # two echoes side by side (a quote broken by a character the text does not hold
+    # there) are one: "path……" and "path '…'" are the same message
+    return re.sub("…{2,}", "…", "".join(out))
 
 
 def mask(text: str, tools: Iterable[str] = (), params: Iterable[str] = (),
