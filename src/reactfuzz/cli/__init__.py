@@ -38,9 +38,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"reactfuzz: error: {e}", file=sys.stderr)
         return 2
     except KeyboardInterrupt as e:  # SIGTERM during a fuzz run arrives as one (143)
-        terminated = type(e).__name__ == "Terminated"
-        print(f"reactfuzz: {'terminated' if terminated else 'interrupted'}", file=sys.stderr)
-        return 143 if terminated else 130
+        return _interrupted(e)
     except BrokenPipeError:
         return 0
 
@@ -50,7 +48,13 @@ def entry() -> None:
     try:
         code = main()
     except KeyboardInterrupt as e:  # outside main's own handling: at its start or end
-        terminated = type(e).__name__ == "Terminated"
-        print(f"reactfuzz: {'terminated' if terminated else 'interrupted'}", file=sys.stderr)
-        code = 143 if terminated else 130
+        code = _interrupted(e)
     sys.exit(code)
+
+
+def _interrupted(exc: KeyboardInterrupt) -> int:
+    """Say how the run was stopped, in one line, and give its exit code: 143 for SIGTERM
+    (a ``Terminated``, the engine's or the entry point's), 130 for Ctrl-C."""
+    terminated = type(exc).__name__ == "Terminated"
+    print(f"reactfuzz: {'terminated' if terminated else 'interrupted'}", file=sys.stderr)
+    return 143 if terminated else 130

@@ -180,8 +180,7 @@ def _unvalidated_signature(inp: CheckInput) -> str:
     ran, meant = inp.outcome, inp.scenario.intent
     if not (isinstance(ran, Executed) and isinstance(meant, Call)):
         return said
-    if ran.call.tool == meant.tool and [str(a) for a in ran.call.args] == [
-            str(a) for a in meant.args]:
+    if _same_text_call(ran.call, meant):
         return f"{said}, as the text wrote them"
     return f"{said}, changed: {arg_difference(ran.call, meant, coarse=True)}"
 

@@ -273,7 +273,7 @@ class Finding(BaseModel):
         examples = pick_examples(pool, first.completion)
         return first.model_copy(update={
             "also_reached": reached, "count": self.count + other.count,
-            "examples": examples, "shrunk": first.shrunk,
+            "examples": examples,
             "origin": first.origin or second.origin, "fix": first.fix or second.fix})
 
     @property

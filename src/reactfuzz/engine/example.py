@@ -168,19 +168,18 @@ def examine(
         except Exception as e:  # a bug in a (user) check, not a finding about the target
             raise UsageError(f"check {c.id!r} raised {type(e).__name__}: {e}") from None
         if f is not None:
-            failures.append((c.id, f))
+            failures.append((c, f))
     # a design fault outranks a protocol note on the same example
     failures.sort(key=lambda cf: cf[1].cause != "design")
     if not failures:
         return Example(scenario, step, outcome, verdict, None, None, reading)
-    check_id, failure = failures[0]
+    failed, failure = failures[0]
     origin = None
-    by_origin = next((c.by_origin for c in checks if c.id == check_id), True)
-    if by_origin and isinstance(target, Target) and not result.timed_out:
+    if failed.by_origin and isinstance(target, Target) and not result.timed_out:
         origin = origin_of(target, scenario.completion, result)
         if origin is not None:
             failure = keyed_by_origin(failure, origin)
-    return Example(scenario, step, outcome, verdict, failure, check_id, reading, origin)
+    return Example(scenario, step, outcome, verdict, failure, failed.id, reading, origin)
 
 
 _TRACES_KEPT = 64  # a path holds up to 4,096 lines: a small cache keeps memory flat

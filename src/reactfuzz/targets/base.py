@@ -16,7 +16,7 @@ from ..errors import UsageError
 from ..formats import Format
 from ..limits import time_allowed
 from ..model import Invalid, Step
-from .origin import Origin
+from .origin import TRACE_SLOWDOWN, Origin, TraceRequest
 
 __all__ = ["DEFAULT_TIMEOUT", "ParseResult", "Target"]
 
@@ -94,8 +94,13 @@ class Target(abc.ABC):
     def limit_for(self, completion: str) -> float | None:
         """How long a parse of ``completion`` may run before it is stopped: ``timeout`` up
         to 16 kB, then in proportion to the length (:func:`~reactfuzz.limits.time_allowed`),
-        so a long input stops only a parser slower than linear."""
-        return None if self.timeout is None else time_allowed(len(completion), self.timeout)
+        so a long input stops only a parser slower than linear; a traced parse
+        (:class:`~.origin.TraceRequest`) may take :data:`~.origin.TRACE_SLOWDOWN` times as
+        long."""
+        if self.timeout is None:
+            return None
+        limit = time_allowed(len(completion), self.timeout)
+        return limit * TRACE_SLOWDOWN if isinstance(completion, TraceRequest) else limit
 
     def run_many(self, completions: Sequence[str]) -> list[ParseResult]:
         """Parse several completions, in order; the same results as ``run`` on each.

@@ -17,7 +17,7 @@ from typing import Any
 from ..formats import Format, get_format
 from .adapters import _invoke, check_supported
 from .base import DEFAULT_TIMEOUT, ParseResult, Target, _check_timeout
-from .origin import TRACE_SLOWDOWN, Origin
+from .origin import Origin, TraceRequest
 from .sanitise import sanitise_result
 from .user_code import _parse_callable
 from .worker import FunctionTarget
@@ -107,9 +107,7 @@ class CallableTarget(Target):
                 _invoke(self.fn, completion, self.format, (Exception, SystemExit),
                         trace=trace))
 
-        limit = self.limit_for(completion)
-        if trace and limit is not None:
-            limit *= TRACE_SLOWDOWN
+        limit = self.limit_for(TraceRequest(completion) if trace else completion)
         if limit is None or not _alarm_usable():
             return check_supported(call(), self.name, completion)
         start = perf_counter()

@@ -260,7 +260,6 @@ class _Recorder:
         # returned value's id) per return
         self.returns: list[tuple[int, bool, bool, str, int, str, int, int,
                                  tuple[int, int], int]] = []
-        self.full = False
         self.events = 0  # line events so far
         self.starts: dict[int, int] = {}  # id(frame) -> line events when it started
 
@@ -277,8 +276,6 @@ class _Recorder:
         self.events += 1
         if len(self.lines) < MAX_PATH_LINES:
             self.lines.add((code.co_filename, lineno))
-        else:
-            self.full = True
 
     def returned(self, frame: FrameType, lineno: int, value: Any = None) -> None:
         code = frame.f_code

@@ -25,7 +25,7 @@ from ..errors import UsageError
 from ..formats import Format, get_format
 from .adapters import _describe_exception, _invoke, check_supported
 from .base import DEFAULT_TIMEOUT, ParseResult, Target, _check_timeout
-from .origin import TRACE_SLOWDOWN, Origin, TraceRequest
+from .origin import Origin, TraceRequest
 from .processes import (
     become_subreaper,
     die_with_parent,
@@ -355,14 +355,6 @@ class FunctionTarget(Target):
         """Parse ``completion`` again in the worker under the tracer (see :mod:`.origin`)."""
         result = self.run_many((TraceRequest(completion),))[0]
         return None if result.timed_out else result.origin
-
-    def limit_for(self, completion: str) -> float | None:
-        """:meth:`Target.limit_for`; a traced parse may take
-        :data:`~.origin.TRACE_SLOWDOWN` times as long."""
-        limit = super().limit_for(completion)
-        if limit is not None and isinstance(completion, TraceRequest):
-            return limit * TRACE_SLOWDOWN
-        return limit
 
     def run_many(self, completions: Sequence[str]) -> list[ParseResult]:
         """Send the completions to the worker in one message; each keeps its time limit.
