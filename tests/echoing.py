@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from typing import Any
 
 __all__ = [
@@ -27,6 +28,21 @@ __all__ = [
 
 def _say(message: str, text: str, echo: bool) -> str:
     return f"{message}: `{text}`" if echo else message
+
+
+Parse = Callable[[str], tuple[str, Any]]
+
+
+def _twins(parse: Callable[[str, bool], tuple[str, Any]]) -> tuple[Parse, Parse]:
+    """A parser that quotes the completion in its errors, and its quiet twin."""
+
+    def loud(text: str) -> tuple[str, Any]:
+        return parse(text, True)
+
+    def quiet(text: str) -> tuple[str, Any]:
+        return parse(text, False)
+
+    return loud, quiet
 
 
 # ---------------------------------------------------------------- action-input (format)
@@ -61,14 +77,7 @@ def _action_input(text: str, echo: bool) -> tuple[str, Any]:
     return ("action", (tool, value))
 
 
-def action_input(text: str) -> tuple[str, Any]:
-    """The ``action-input`` parser, quoting the completion in its errors."""
-    return _action_input(text, True)
-
-
-def action_input_quiet(text: str) -> tuple[str, Any]:
-    """The same parser with the completion left out of its errors."""
-    return _action_input(text, False)
+action_input, action_input_quiet = _twins(_action_input)
 
 
 # ------------------------------------------------------------------- json-blob (format)
@@ -100,14 +109,7 @@ def _json_blob(text: str, echo: bool) -> tuple[str, Any]:
     return ("action", (name, args))
 
 
-def json_blob(text: str) -> tuple[str, Any]:
-    """The ``json-blob`` parser, quoting the completion in its errors."""
-    return _json_blob(text, True)
-
-
-def json_blob_quiet(text: str) -> tuple[str, Any]:
-    """The same parser with the completion left out of its errors."""
-    return _json_blob(text, False)
+json_blob, json_blob_quiet = _twins(_json_blob)
 
 
 # --------------------------------------------------------------------- bracket (format)
@@ -132,14 +134,7 @@ def _bracket(text: str, echo: bool) -> tuple[str, Any]:
     return ("action", (match.group(1), args))
 
 
-def bracket(text: str) -> tuple[str, Any]:
-    """The ``bracket`` parser, quoting the completion in its errors."""
-    return _bracket(text, True)
-
-
-def bracket_quiet(text: str) -> tuple[str, Any]:
-    """The same parser with the completion left out of its errors."""
-    return _bracket(text, False)
+bracket, bracket_quiet = _twins(_bracket)
 
 
 # ---------------------------------------------------- action-input, refusing both (format)
@@ -170,11 +165,4 @@ def _both_labels(text: str, echo: bool) -> tuple[str, Any]:
     raise ValueError(_say("Could not parse LLM output", text, echo))
 
 
-def both_labels(text: str) -> tuple[str, Any]:
-    """The refusing ``action-input`` parser, quoting the completion in its errors."""
-    return _both_labels(text, True)
-
-
-def both_labels_quiet(text: str) -> tuple[str, Any]:
-    """The same parser with the completion left out of its errors."""
-    return _both_labels(text, False)
+both_labels, both_labels_quiet = _twins(_both_labels)
