@@ -47,15 +47,16 @@ def test_decision_table_covers_every_case_and_design() -> None:
 
 
 def test_classic_design_crashes_runs_unvalidated_and_wrong_calls() -> None:
-    kinds = {t.verdict.kind for t in TRIALS if t.design == "classic"}
+    kinds = {t.verdict.kind for t in TRIALS if t.design == "classic-bracket"}
     assert {"crash", "unvalidated-call", "wrong-call"} <= kinds
 
 
-@pytest.mark.parametrize("trial", [t for t in TRIALS if t.design != "classic"],
-                         ids=[i for i, t in zip(TRIAL_IDS, TRIALS) if t.design != "classic"])
+@pytest.mark.parametrize("trial", [t for t in TRIALS if t.design != "classic-bracket"],
+                         ids=[i for i, t in zip(TRIAL_IDS, TRIALS)
+                              if t.design != "classic-bracket"])
 def test_typed_designs_only_run_the_intent_or_refuse_rightly(trial) -> None:
     """Every typed design is ok, except where the bracket protocol cannot carry the intent."""
-    if trial.case == "comma inside, optional string after" and trial.design != "json-args":
+    if trial.case == "comma inside, optional string after" and trial.design != "grammar-json-args":
         # `send_email[bob@example.com, Hi, Bob]` IS a valid three-argument call in bracket:
         # no parser or schema can know the comma was meant inside the subject.
         assert trial.verdict.kind == "wrong-call"
@@ -82,7 +83,7 @@ def test_typed_designs_only_run_the_intent_or_refuse_rightly(trial) -> None:
     ],
 )
 def test_classic_verdicts_per_case(case: str, classic_verdict: str) -> None:
-    t = next(t for t in TRIALS if t.case == case and t.design == "classic")
+    t = next(t for t in TRIALS if t.case == case and t.design == "classic-bracket")
     assert t.verdict.kind == classic_verdict
 
 
@@ -96,7 +97,7 @@ def test_typed_rejections_have_the_right_kind() -> None:
         "undeclared: one argument too many": "extra-arg",
     }
     for t in TRIALS:
-        if t.case in want and t.design != "classic":
+        if t.case in want and t.design != "classic-bracket":
             assert isinstance(t.outcome, Rejected) and t.outcome.reason == want[t.case], t
 
 
@@ -295,7 +296,8 @@ def valid_calls(draw):
     return Call.named(tool, **{k: draw(s) for k, s in VALUES[tool].items()})
 
 
-@given(intent=valid_calls(), design=st.sampled_from(["grammar", "hardened", "json-args"]))
+@given(intent=valid_calls(),
+       design=st.sampled_from(["grammar-bracket", "hardened-bracket", "grammar-json-args"]))
 def test_typed_designs_run_every_representable_valid_call(intent, design) -> None:
     d = BUILTIN_DESIGNS[design]
     reg = default_registry()

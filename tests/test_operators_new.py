@@ -24,7 +24,7 @@ from reactfuzz.oracle import judge
 from reactfuzz.strategies import ABUSES, Scenario, scenarios
 from reactfuzz.tools import default_registry
 
-CLASSIC = ("classic", "classic-unanchored", "classic-action-input")
+CLASSIC = ("classic-bracket", "classic-unanchored", "classic-action-input")
 GRAMMAR_DESIGNS = {f: Design(f"grammar:{f}", f, "grammar", "typed") for f in BUILTIN_FORMATS}
 """The reference design of every built-in format: its grammar and typed dispatch."""
 NEW_FAMILIES = ("size", "quoting", "stop", "markup", "variant", "names", "json", "order",

@@ -240,7 +240,7 @@ def test_study_progress_reaches_its_total_when_a_cell_has_no_example() -> None:
                        examples=2, registry_factory=no_free_text, emit=emit)
     assert [(e.done, e.total) for e in events] == [(1, 2), (2, 2)]
     assert len(result.cells) == 1  # the empty cell is no cell of the matrix
-    assert "[2/2] classic × content.real-text (no example could be written: skipped)" \
+    assert "[2/2] classic-bracket × content.real-text (no example could be written: skipped)" \
         in out.getvalue()
 
 

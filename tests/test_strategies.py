@@ -29,8 +29,8 @@ from reactfuzz.strategies import (
 )
 from reactfuzz.tools import default_registry
 
-CLASSIC = ("classic", "classic-unanchored", "classic-action-input")
-GRAMMAR_DESIGNS = ("grammar", "json-args", "grammar-paper", "grammar-action-input")
+CLASSIC = ("classic-bracket", "classic-unanchored", "classic-action-input")
+GRAMMAR_DESIGNS = ("grammar-bracket", "grammar-json-args", "grammar-paper", "grammar-action-input")
 BAD = {"wrong-call", "unvalidated-call", "hijacked-answer"}
 ORIGINAL = ("clean", "malformed", "missing", "extra", "injected", "label", "fabricated")
 """The first abuse families; the later ones are specified in test_operators_new.py."""
@@ -122,7 +122,7 @@ def test_grammar_typed_designs_never_run_a_wrong_call(abuse: str, design: str) -
 
 
 def test_delimiter_shrinks_to_a_lone_comma() -> None:
-    sc = breaks("classic", "injected.delimiter")
+    sc = breaks("classic-bracket", "injected.delimiter")
     assert sc.intent.args == (",",)
     assert sc.completion.endswith("Action: search[,]")
 
@@ -134,8 +134,8 @@ def test_unicode_line_break_shrinks_to_the_break() -> None:
 
 
 def test_answer_label_in_thought_hijacks_the_classic_loop() -> None:
-    sc = breaks("classic", "injected.answer-label-in-thought")
-    v = verdict_of("classic", sc)
+    sc = breaks("classic-bracket", "injected.answer-label-in-thought")
+    v = verdict_of("classic-bracket", sc)
     assert v.kind == "hijacked-answer"
     assert "Answer" in v.explanation and "stands inside line 1" in v.explanation
 

@@ -31,6 +31,7 @@ from .tools import ToolRegistry, default_registry
 __all__ = [
     "BUILTIN_DESIGNS",
     "DECISION_CASES",
+    "DESIGN_ALIASES",
     "Decision",
     "Design",
     "ParserFailed",
@@ -38,6 +39,7 @@ __all__ = [
     "Trial",
     "decide",
     "decision_table",
+    "design_name",
 ]
 
 
@@ -151,17 +153,17 @@ class Design:
 BUILTIN_DESIGNS: dict[str, Design] = {
     d.name: d
     for d in [
-        Design("classic", "bracket", "classic-bracket", "positional",
+        Design("classic-bracket", "bracket", "classic-bracket", "positional",
                "tutorial loop: regex, split on commas, call positionally"),
         Design("classic-unanchored", "bracket", "classic-unanchored", "positional",
                "unanchored regex anywhere in the text, positional call"),
         Design("classic-action-input", "action-input", "classic-action-input", "positional",
                "MRKL regexes, the input passed as one positional argument"),
-        Design("hardened", "bracket", "hardened-bracket", "typed",
+        Design("hardened-bracket", "bracket", "hardened-bracket", "typed",
                "careful regex, then schema validation"),
-        Design("grammar", "bracket", "grammar", "typed",
+        Design("grammar-bracket", "bracket", "grammar", "typed",
                "the bracket grammar, then schema validation"),
-        Design("json-args", "json-args", "grammar", "typed",
+        Design("grammar-json-args", "json-args", "grammar", "typed",
                "named JSON arguments, the grammar, then schema validation"),
         Design("grammar-paper", "paper", "grammar", "typed",
                "the paper grammar (one argument), then schema validation"),
@@ -189,6 +191,19 @@ for _fmt, _ in _FAMILY_DESIGNS:
         f"grammar-{_fmt}", _fmt, "grammar", "typed",
         f"the {_fmt} grammar, then schema validation")
 del _fmt, _mistake
+
+DESIGN_ALIASES: dict[str, str] = {
+    "classic": "classic-bracket", "hardened": "hardened-bracket",
+    "grammar": "grammar-bracket", "json-args": "grammar-json-args",
+}
+"""Names the designs had before each took its parser's name (``reactfuzz parsers``): a
+classic or hardened design is named after its parser, a grammar design ``grammar-FORMAT``.
+``--design`` still takes the old names."""
+
+
+def design_name(name: str) -> str:
+    """A design's name as ``BUILTIN_DESIGNS`` keys it, the old names read as their new ones."""
+    return DESIGN_ALIASES.get(name, name)
 
 
 @dataclass(frozen=True)
@@ -224,7 +239,7 @@ DECISION_CASES: list[tuple[str, Intent]] = [
      Call.named("send_email", to="bob@example.com", subject="Hi, Bob")),
 ]
 
-TABLE_DESIGNS = ("classic", "hardened", "grammar", "json-args")
+TABLE_DESIGNS = ("classic-bracket", "hardened-bracket", "grammar-bracket", "grammar-json-args")
 
 
 def decision_table(

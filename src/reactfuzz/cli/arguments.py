@@ -225,7 +225,9 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--examples", "-n", type=count(1), default=20,
                    help="examples per design and operator (default 20)")
     s.add_argument("--seed", type=seed, default=0, help="seed (default 0)")
-    s.add_argument("--design", action="append", metavar="NAME", help="only these designs")
+    s.add_argument("--design", action="append", metavar="NAME",
+                   help="only these designs: a classic parser's name from 'reactfuzz parsers' or"
+                   " grammar-FORMAT (docs/study.md lists them)")
     s.add_argument("--abuse", action="append", metavar="ID", help="only these operators")
     s.add_argument("--out", default="reactfuzz-study", metavar="DIR",
                    help="where study.md and study.html go (default reactfuzz-study)")

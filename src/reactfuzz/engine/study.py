@@ -15,11 +15,12 @@ from dataclasses import dataclass
 from hypothesis.errors import Unsatisfiable
 
 from .._determinism import pinned
-from ..designs import BUILTIN_DESIGNS, Design
+from ..designs import BUILTIN_DESIGNS, Design, design_name
 from ..errors import UsageError
 from ..kinds import SEVERITY, SEVERITY_RANK
 from ..parsers import get_parser
 from ..strategies import ABUSES, Scenario, for_each_example, scenarios
+from ..textsafe import visible
 from ..tools import ToolRegistry, default_registry
 from .config import operator_seed
 from .events import CellFinished, EventSink, StudyFinished, StudyStarted
@@ -32,8 +33,8 @@ __all__ = [
 ]
 
 STUDY_DESIGNS: tuple[str, ...] = (
-    "classic", "classic-unanchored", "classic-action-input", "hardened", "grammar",
-    "grammar-paper", "grammar-action-input", "json-args",
+    "classic-bracket", "classic-unanchored", "classic-action-input", "hardened-bracket",
+    "grammar-bracket", "grammar-paper", "grammar-action-input", "grammar-json-args",
     "classic-action-input-json", "grammar-action-input-json",
     "classic-json-blob", "grammar-json-blob",
     "classic-json-blob-fenced", "grammar-json-blob-fenced",
@@ -57,9 +58,11 @@ def run_study(
 ) -> StudyResult:
     """Run every design against every operator that applies to its format."""
     emit = emit or (lambda e: None)
+    designs = [design_name(d) for d in designs]
     for d in designs:
         if d not in BUILTIN_DESIGNS:
-            raise UsageError(f"unknown design {d!r}: use one of {', '.join(BUILTIN_DESIGNS)}")
+            raise UsageError(f"unknown design {visible(d, limit=60)!r}: use one of"
+                             f" {', '.join(BUILTIN_DESIGNS)}")
     ops = list(abuses) if abuses is not None else list(ABUSES)
     for a in ops:
         if a not in ABUSES:
@@ -219,8 +222,8 @@ def render_matrix_text(result: StudyResult, width: int = 120) -> str:
         widths = [max(len(_short(d)), 7) for d in designs]
         if lines:
             lines.append("")
-        lines.append("".ljust(w0) + "  ".join(_short(d).rjust(w)
-                                              for d, w in zip(designs, widths)))
+        lines.append("  ".join(["".ljust(w0), *(_short(d).rjust(w)
+                                                for d, w in zip(designs, widths))]))
         for a in result.abuses:
             if all(result.cell(d, a) is None for d in designs):
                 continue
@@ -234,9 +237,9 @@ def render_matrix_text(result: StudyResult, width: int = 120) -> str:
                 row.append(f"{100 * c.bad_rate():.0f}%{mark}".rjust(w))
             lines.append("  ".join(row))
         lines.append("")
-        lines.append("all".ljust(w0) + "  ".join(
+        lines.append("  ".join(["all".ljust(w0), *(
             f"{100 * totals[d].bad_rate():.0f}%".rjust(w) if d in totals else "-".rjust(w)
-            for d, w in zip(designs, widths)))
+            for d, w in zip(designs, widths))]))
     lines.append("")
     lines.append("cells: share of examples whose verdict is not ok; 'p' = every bad verdict is")
     lines.append("the protocol's (the format cannot carry the intent), not the design's;")

@@ -135,7 +135,7 @@ def _written_object(obj: dict[str, Any], how: str, escapes: str = "as-is") -> st
     why="a reader that finds a label or a closing tag anywhere, or one line of a "
     "pretty-printed object, misreads only some combinations of piece and layout",
     expects="the intended call, or the intended answer, exactly",
-    breaks=("classic", "classic-action-input", "classic-unanchored"),
+    breaks=("classic-bracket", "classic-action-input", "classic-unanchored"),
 )
 def _mixed_text(ctx: Context) -> Writing:
     value = ctx.draw(mixed_text(ctx.fmt))

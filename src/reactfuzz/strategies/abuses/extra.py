@@ -25,7 +25,7 @@ from ._parts import args_object
     why="Python binds it to an optional parameter, or the call dies with TypeError",
     expects="refused as extra-arg",
     applies=lambda f: multi_arg(f) and not f.family.named_args,
-    breaks=("classic", "classic-unanchored"),
+    breaks=("classic-bracket", "classic-unanchored"),
 )
 def _extra_positional(ctx: Context) -> Writing:
     base = ctx.call(optional=True)

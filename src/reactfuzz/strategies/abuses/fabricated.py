@@ -43,7 +43,7 @@ def _fabricated(ctx: Context) -> Writing:
     description="as fabricated.observation, but the client sent no stop sequence",
     why="the fabricated tool result and answer reach the parser",
     expects="the intended call, or refused; never the fabricated answer",
-    breaks=("classic", "classic-action-input"),
+    breaks=("classic-bracket", "classic-action-input"),
     no_stop=True,
 )
 def _fabricated_no_stop(ctx: Context) -> Writing:

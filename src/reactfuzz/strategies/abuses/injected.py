@@ -24,7 +24,7 @@ from ._parts import free_call
     description="the format's own delimiter inside a text argument",
     why="`search[Paris, France]` is two arguments to a comma splitter",
     expects="the intended call, or refused (the format cannot carry it unquoted)",
-    breaks=("classic", "classic-unanchored", "classic-action-input"),
+    breaks=("classic-bracket", "classic-unanchored", "classic-action-input"),
 )
 def _delimiter(ctx: Context) -> Writing:
     base, name = free_call(ctx)
@@ -41,7 +41,7 @@ def _delimiter(ctx: Context) -> Writing:
     description="a protocol label inside a text argument",
     why="`\"Answer:\" in text` fires on an argument that merely mentions the label",
     expects="the intended call, or refused",
-    breaks=("classic", "classic-action-input"),
+    breaks=("classic-bracket", "classic-action-input"),
 )
 def _label_in_arg(ctx: Context) -> Writing:
     base, name = free_call(ctx)
@@ -76,7 +76,7 @@ def _stop_in_arg(ctx: Context) -> Writing:
     description="the answer label in the middle of a thought",
     why="`if \"Answer:\" in text` returns early with a hijacked answer",
     expects="the intended call",
-    breaks=("classic", "classic-action-input"),
+    breaks=("classic-bracket", "classic-action-input"),
 )
 def _answer_in_thought(ctx: Context) -> Writing:
     intent = ctx.call(lambda t: single_arg_ok(ctx.fmt, t))
@@ -115,7 +115,7 @@ def _action_in_thought(ctx: Context) -> Writing:
     description="an action or answer after a Unicode line break inside the thought",
     why="`str.splitlines()` sees a new line where `re.MULTILINE` does not",
     expects="the intended call, or refused (the text hides a second line)",
-    breaks=("classic", "classic-unanchored", "classic-action-input"),
+    breaks=("classic-bracket", "classic-unanchored", "classic-action-input"),
 )
 def _unicode_break(ctx: Context) -> Writing:
     intent = ctx.call(lambda t: single_arg_ok(ctx.fmt, t))
@@ -137,7 +137,7 @@ def _unicode_break(ctx: Context) -> Writing:
     why="most loops take the first or the last match without saying there were two",
     expects="refused as ambiguous under the strict policy (one action per turn); where the"
             " format runs parallel calls, the first call runs",
-    breaks=("classic", "classic-unanchored", "classic-action-input"),
+    breaks=("classic-bracket", "classic-unanchored", "classic-action-input"),
 )
 def _second_action(ctx: Context) -> Writing:
     intent = ctx.call(lambda t: single_arg_ok(ctx.fmt, t))
@@ -158,7 +158,7 @@ def _second_action(ctx: Context) -> Writing:
     why="whichever check runs first wins: an answer may end the loop before the action",
     expects="refused as ambiguous under the strict policy",
     applies=lambda f: f.labels.answer is not None,
-    breaks=("classic", "classic-unanchored", "classic-action-input"),
+    breaks=("classic-bracket", "classic-unanchored", "classic-action-input"),
 )
 def _answer_and_action(ctx: Context) -> Writing:
     intent = ctx.call(lambda t: single_arg_ok(ctx.fmt, t))

@@ -29,7 +29,7 @@ from ._parts import args_object
     description="a typed argument (date, number, enum, pattern, path) gets a near-valid string",
     why="regex parsers pass text through; only a schema knows 'last July' is not a date",
     expects="refused as malformed-arg",
-    breaks=("classic", "classic-unanchored", "classic-action-input"),
+    breaks=("classic-bracket", "classic-unanchored", "classic-action-input"),
 )
 def _wrong_type(ctx: Context) -> Writing:
     base = ctx.call(lambda t: bool(typed_params(t)) and single_arg_ok(ctx.fmt, t), optional=False)
@@ -50,7 +50,7 @@ def _wrong_type(ctx: Context) -> Writing:
     why="a greedy `(.*)\\]` runs whatever lies between the first `[` and the last `]`",
     expects="the intended call, or refused (unparseable)",
     applies=lambda f: f.family.open is not None,
-    breaks=("classic", "classic-unanchored"),
+    breaks=("classic-bracket", "classic-unanchored"),
 )
 def _unbalanced_bracket(ctx: Context) -> Writing:
     intent = ctx.call(lambda t: bool(t.required_names) and single_arg_ok(ctx.fmt, t),
@@ -81,7 +81,7 @@ def _unbalanced_bracket(ctx: Context) -> Writing:
     description="a quote opens inside an argument and never closes",
     why="parsers that do not quote pass the stray quote on as part of the value",
     expects="the intended call, or refused (unparseable / malformed-arg)",
-    breaks=("classic", "classic-unanchored"),
+    breaks=("classic-bracket", "classic-unanchored"),
 )
 def _unbalanced_quote(ctx: Context) -> Writing:
     intent = ctx.call(lambda t: bool(free_params(t)) and single_arg_ok(ctx.fmt, t),
@@ -103,7 +103,7 @@ def _unbalanced_quote(ctx: Context) -> Writing:
     why="an empty string is valid text for a regex but rarely for the tool",
     expects="what the schema says of an empty value: run it, or refuse",
     applies=multi_arg,
-    breaks=("classic", "classic-unanchored"),
+    breaks=("classic-bracket", "classic-unanchored"),
 )
 def _empty(ctx: Context) -> Writing:
     base = ctx.call(lambda t: bool(t.required_names), optional=False)
@@ -117,7 +117,7 @@ def _empty(ctx: Context) -> Writing:
     description="text follows the action on its line",
     why="an unanchored or greedy regex keeps going to the last `]` on the line",
     expects="the intended call, or refused (unparseable)",
-    breaks=("classic", "classic-unanchored", "classic-action-input"),
+    breaks=("classic-bracket", "classic-unanchored", "classic-action-input"),
 )
 def _trailing_text(ctx: Context) -> Writing:
     intent = ctx.call(lambda t: single_arg_ok(ctx.fmt, t), optional=False)

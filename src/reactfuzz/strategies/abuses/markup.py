@@ -59,7 +59,7 @@ def _wrap_part(ctx: Context, text: str, part: str) -> str:
     "`tools[name]` dies with KeyError",
     expects="the intended call, or refused (unparseable / unknown-tool)",
     applies=writes_label("action"), needs="an action label the format writes at a line start",
-    breaks=("classic", "classic-unanchored", "classic-action-input"),
+    breaks=("classic-bracket", "classic-unanchored", "classic-action-input"),
 )
 def _emphasis(ctx: Context) -> Writing:
     intent = ctx.call(lambda t: single_arg_ok(ctx.fmt, t))

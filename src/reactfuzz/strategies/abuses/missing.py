@@ -26,7 +26,7 @@ from ._parts import PROBE, args_object, outer_value, with_json
     description="a required argument is left out",
     why="the classic loop calls fn(*args): TypeError kills it, or the others shift position",
     expects="refused as missing-arg (positional text may also read as malformed)",
-    breaks=("classic", "classic-unanchored", "classic-action-input"),
+    breaks=("classic-bracket", "classic-unanchored", "classic-action-input"),
 )
 def _arg_dropped(ctx: Context) -> Writing:
     base = ctx.call(lambda t: len(t.required_names) >= 1, optional=False)
@@ -43,7 +43,7 @@ def _arg_dropped(ctx: Context) -> Writing:
     why="`name[]` splits into one empty argument for a classic loop",
     expects="refused as missing-arg",
     applies=multi_arg,
-    breaks=("classic", "classic-unanchored"),
+    breaks=("classic-bracket", "classic-unanchored"),
 )
 def _empty_brackets(ctx: Context) -> Writing:
     base = ctx.call(lambda t: len(t.required_names) >= 1, optional=False)

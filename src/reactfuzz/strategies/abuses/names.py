@@ -44,7 +44,7 @@ def _answer_words(ctx: Context) -> list[str]:
     why="`tools[name]` dies with KeyError; a lenient lookup (case-folding, "
     "prefix-stripping, closest match) runs a tool the model did not name",
     expects="refused as unknown-tool (or unparseable where the name is not a word)",
-    breaks=("classic", "classic-unanchored", "classic-action-input"),
+    breaks=("classic-bracket", "classic-unanchored", "classic-action-input"),
 )
 def _unknown(ctx: Context) -> Writing:
     base = ctx.call(lambda t: single_arg_ok(ctx.fmt, t))
@@ -68,7 +68,7 @@ def _unknown(ctx: Context) -> Writing:
     why="a loop that treats any `finish` action as the answer ends the run with text the "
     "model passed to a tool that does not exist; `tools[name]` dies with KeyError",
     expects="refused as unknown-tool",
-    breaks=("classic", "classic-unanchored", "classic-action-input"),
+    breaks=("classic-bracket", "classic-unanchored", "classic-action-input"),
 )
 def _answer_word(ctx: Context) -> Writing:
     base = ctx.call(lambda t: single_arg_ok(ctx.fmt, t) and len(t.required_names) == 1,

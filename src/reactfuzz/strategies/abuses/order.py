@@ -19,7 +19,7 @@ from ..catalogue import Context, Writing, register_abuse, single_arg_ok
     expects="refused as ambiguous / unparseable (one action or one answer per turn)",
     # where an answer is unmarked text (tag formats), answer + action is thought + action
     applies=lambda f: f.labels.answer is not None or f.finish_action is not None,
-    breaks=("classic", "classic-unanchored", "classic-action-input"),
+    breaks=("classic-bracket", "classic-unanchored", "classic-action-input"),
 )
 def _answer_and_action(ctx: Context) -> Writing:
     intent = ctx.call(lambda t: single_arg_ok(ctx.fmt, t))

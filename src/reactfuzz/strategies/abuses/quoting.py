@@ -29,7 +29,7 @@ TYPOGRAPHIC = (("\u201c", "\u201d"), ("\u2018", "\u2019"), ("\u00ab", "\u00bb"))
     "it searches for `\"Paris\"`",
     expects="the intended call, without the quotes",
     applies=lambda f: f.family.quote is not None and not f.family.named_args,
-    breaks=("classic", "classic-unanchored"),
+    breaks=("classic-bracket", "classic-unanchored"),
 )
 def _wrapped(ctx: Context) -> Writing:
     base, name = free_call(ctx)

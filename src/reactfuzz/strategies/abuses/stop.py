@@ -49,7 +49,7 @@ def _other_stops(ctx: Context) -> list[tuple[str, ...]]:
     "answer reach the parser",
     expects="the intended call, or refused (ambiguous / unparseable); never the fabricated "
     "answer",
-    breaks=("classic", "classic-action-input"),
+    breaks=("classic-bracket", "classic-action-input"),
     no_stop=True,
 )
 def _other_stop(ctx: Context) -> Writing:
