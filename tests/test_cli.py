@@ -236,7 +236,7 @@ def test_version_and_help_import_no_command() -> None:
         "except SystemExit:\n"
         "    pass\n"
         "ok = {'reactfuzz.cli', 'reactfuzz.cli.arguments', 'reactfuzz.cli.validate',\n"
-        "      'reactfuzz.errors'}\n"
+        "      'reactfuzz.errors', 'reactfuzz.textsafe'}\n"
         "print(sorted(m for m in set(sys.modules) - before if m not in ok and (\n"
         "    m.startswith('reactfuzz.') or m.split('.')[0] in {'hypothesis', 'lark',\n"
         "                                                     'pydantic'})))\n"

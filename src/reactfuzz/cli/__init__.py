@@ -14,13 +14,25 @@ import sys
 from collections.abc import Sequence
 
 from ..errors import ReactfuzzError
+from ..textsafe import safe_stream
 from .arguments import build_parser
 
 __all__ = ["main"]
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the CLI; returns the exit code."""
+    """Run the CLI; returns the exit code. Everything it writes to stdout and stderr passes
+    the one sanitiser (:func:`reactfuzz.textsafe.safe_stream`): a format's name, a parser's
+    message or an argument echoed by argparse never reaches the terminal as control codes."""
+    out, err = sys.stdout, sys.stderr
+    sys.stdout, sys.stderr = safe_stream(out), safe_stream(err)
+    try:
+        return _main(argv)
+    finally:
+        sys.stdout, sys.stderr = out, err
+
+
+def _main(argv: Sequence[str] | None) -> int:
     parser = build_parser()
     if not (sys.argv[1:] if argv is None else list(argv)):
         parser.print_help()  # bare `reactfuzz`: what it can do, not an error

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 
 from ..errors import UsageError
 
@@ -30,10 +29,12 @@ def _expand_abuses(patterns: list[str] | None) -> list[str] | None:
 
 
 
-def _write_text(path: str, text: str) -> None:
+def _write_text(path: str, text: str, *, json: bool = False) -> None:
+    """Write a report the way every report is written: sanitised, atomically."""
+    from ..reporting.common import _write
+
     try:
-        Path(path).parent.mkdir(parents=True, exist_ok=True)
-        Path(path).write_text(text, encoding="utf-8")
+        _write(path, text, json=json)
     except OSError as e:
         raise UsageError(f"{path}: cannot write: {e.strerror or e}") from None
 

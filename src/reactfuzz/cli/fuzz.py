@@ -273,7 +273,7 @@ def _cmd_replay(args: argparse.Namespace) -> int:
         _write_text(args.json, json.dumps([
             {"path": str(r.path), "check": r.finding.check, "verdict": r.finding.failure,
              "reproduced": r.reproduced, "observed": r.observed} for r in results
-        ], indent=2) + "\n")
+        ], indent=2) + "\n", json=True)
     if args.expect_reproduced:
         if replayed.skipped:
             print(f"--expect-reproduced: {len(replayed.skipped)} finding(s) were skipped, not"

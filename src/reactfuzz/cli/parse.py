@@ -12,6 +12,7 @@ from ..errors import InputFileError
 from ..formats import get_format
 from ..grammars import parse_transcript
 from ..limits import MAX_FILE_BYTES, read_user_file
+from ..textsafe import json_safe
 
 
 def _read_input(name: str) -> str:
@@ -50,13 +51,13 @@ def _cmd_parse(args: argparse.Namespace) -> int:
                 "context": t.invalid.context,
             },
         }
-        print(json.dumps(out, indent=2, ensure_ascii=False))
+        print(json_safe(json.dumps(out, indent=2, ensure_ascii=False)))
         return 0 if t.ok else 1
     try:
         step = parser.parse(text)
     finally:
         parser.close()
-    print(json.dumps(step.to_dict(), indent=2, ensure_ascii=False))
+    print(json_safe(json.dumps(step.to_dict(), indent=2, ensure_ascii=False)))
     return 0 if step.kind != "invalid" else 1
 
 
@@ -64,7 +65,7 @@ def _cmd_conform(args: argparse.Namespace) -> int:
     fmt = get_format(args.format)
     report = conform(args.file, fmt, args.field)
     if args.json:
-        print(json.dumps(report.to_dict(), indent=2, ensure_ascii=False))
+        print(json_safe(json.dumps(report.to_dict(), indent=2, ensure_ascii=False)))
     else:
         print(report.render_text(show=args.show))
     return 0 if report.rate >= args.min_rate else 1

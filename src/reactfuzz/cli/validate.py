@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from ..errors import UsageError
+from ..textsafe import said
 
 __all__ = ["check_output_dir", "check_output_file", "check_outputs", "count", "number",
            "seconds", "seed"]
@@ -27,11 +28,7 @@ MAX_WORKERS = 256
 """The most worker processes ``--workers`` starts."""
 
 
-def _said(value: object, limit: int = 60) -> str:
-    """A value as an error line quotes it: ``repr`` for text, cut to ``limit`` characters
-    (a 5,000-digit seed is named, not echoed)."""
-    text = repr(value) if isinstance(value, str) else str(value)
-    return text if len(text) <= limit else f"{text[:limit - 20]}... ({len(text)} characters)"
+_said = said
 
 
 def count(minimum: int = 1, maximum: int | None = None) -> Callable[[str], int]:

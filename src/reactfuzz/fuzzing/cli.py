@@ -23,6 +23,7 @@ from pathlib import Path
 from ..errors import ReactfuzzError
 from ..formats import get_format
 from ..targets import load_tools
+from ..textsafe import safe_stream
 from .dictionary import dictionary_entries, dictionary_text
 from .driver import run_driver
 from .harness import Harness
@@ -158,8 +159,11 @@ def _legacy(args: list[str]) -> int:
 
 
 def main(argv: list[str] | None = None) -> None:
-    """The command line (see the module docstring); exits with its code."""
+    """The command line (see the module docstring); exits with its code. What it writes
+    passes the one sanitiser, as the ``reactfuzz`` command's output does."""
     args = list(sys.argv[1:] if argv is None else argv)
+    out, err = sys.stdout, sys.stderr
+    sys.stdout, sys.stderr = safe_stream(out), safe_stream(err)
     try:
         if args and args[0] not in _COMMANDS and not args[0].startswith("-"):
             raise SystemExit(_legacy(args))
@@ -182,4 +186,6 @@ def main(argv: list[str] | None = None) -> None:
     except (ReactfuzzError, ValueError) as e:
         print(f"reactfuzz: error: {e}", file=sys.stderr)
         code = 2
+    finally:
+        sys.stdout, sys.stderr = out, err
     raise SystemExit(code)

@@ -19,6 +19,7 @@ from ..kinds import SEVERITY_SCALE
 from ..oracle import SEVERITY
 from ..results import RunSummary, StudyCell, StudyResult, wilson
 from ..strategies import ABUSES
+from ..textsafe import json_safe, terminal_safe, token, visible
 
 __all__ = [
     "DESIGN_COLOR", "FAMILIES", "FAULT_COLORS", "FAULT_LEGEND", "OK_COLOR", "PROTOCOL_COLOR",
@@ -151,46 +152,7 @@ def _exit_meaning(summary: RunSummary) -> str:
 # --------------------------------------------------------------------------------------
 # Making invisible characters visible.
 
-_NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t", "\\": "\\\\"}
-# Printable by Unicode's reckoning, yet drawn as nothing (fillers, blank braille, CGJ).
-_BLANK_LOOKING = frozenset("\u034f\u115f\u1160\u2800\u3164\uffa0")
-
-
-def _token(ch: str) -> str:
-    named = _NAMED.get(ch)
-    if named is not None:
-        return named
-    if ch == " " or (ch.isprintable() and ch not in _BLANK_LOOKING):
-        return ch
-    o = ord(ch)
-    if o < 0x100:
-        return f"\\x{o:02x}"
-    if o < 0x10000:
-        return f"\\u{o:04x}"
-    return f"\\U{o:08x}"
-
-
-def visible(text: str, *, limit: int | None = None) -> str:
-    """``text`` on one line with every invisible character written as an escape.
-
-    ``\\n``, ``\\r`` and ``\\t`` are written so; every other control, format (zero-width,
-    bidi), separator or unprintable character as ``\\xNN`` / ``\\uNNNN`` / ``\\UNNNNNNNN``
-    (as Python writes them); a backslash is doubled so an escape in the text cannot pass for
-    one of ours. Ordinary non-ASCII (``é``, ``中``) stays. With ``limit``, the result is at
-    most ``limit`` characters, cut between escapes and ended with ``…``.
-    """
-    tokens = [_token(ch) for ch in text]
-    if limit is None or sum(map(len, tokens)) <= limit:
-        return "".join(tokens)
-    if limit < 1:
-        raise ValueError(f"visible(limit={limit}): the limit must be at least 1")
-    out, used = [], 0
-    for t in tokens:
-        if used + len(t) > limit - 1:
-            break
-        out.append(t)
-        used += len(t)
-    return "".join(out) + "…"
+_token = token  # the one sanitiser's character rule (reactfuzz.textsafe)
 
 
 def _free(text: str) -> str:
@@ -231,9 +193,12 @@ def _count_table(summary: RunSummary) -> tuple[list[str], list[list[str]]]:
     return ["check", *fams, "total"], rows
 
 
-def _write(path: str | Path, text: str) -> Path:
+def _write(path: str | Path, text: str, *, json: bool = False) -> Path:
     """Write a report atomically (a temporary file, then a rename): a run stopped while
-    writing never leaves half a report."""
+    writing never leaves half a report. The text passes the one sanitiser first (JSON as
+    ``\\uXXXX`` escapes, so it stays the same data): no report carries a control
+    sequence or a bidi override from a completion, a parser or a file."""
+    text = json_safe(text) if json else terminal_safe(text)
     p = Path(path)
     p.parent.mkdir(parents=True, exist_ok=True)
     if not p.parent.is_dir() or (p.exists() and not p.is_file()):

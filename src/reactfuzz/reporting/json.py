@@ -13,6 +13,7 @@ from pydantic import BaseModel
 from ..engine.advice import advice_for
 from ..engine.events import EngineEvent
 from ..results import Event, RunSummary, StudyCell, StudyResult
+from ..textsafe import json_safe
 from .common import _matrix, _write
 
 __all__ = ["NdjsonLog", "study_to_dict", "summary_to_dict", "write_json"]
@@ -115,7 +116,7 @@ def study_to_dict(study: StudyResult) -> dict[str, Any]:
 def write_json(result: RunSummary | StudyResult, path: str | Path) -> Path:
     """Write a run (or a study) as indented JSON; returns the path."""
     data = study_to_dict(result) if isinstance(result, StudyResult) else summary_to_dict(result)
-    return _write(path, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+    return _write(path, json.dumps(data, indent=2, ensure_ascii=False) + "\n", json=True)
 
 
 
@@ -147,7 +148,7 @@ class NdjsonLog:
             stamp = datetime.now(timezone.utc).isoformat(timespec="milliseconds")
             record = {"kind": event.kind, "time": stamp.replace("+00:00", "Z"),
                       "data": _jsonable(event.data)}
-        self._fh.write(json.dumps(record, ensure_ascii=True) + "\n")
+        self._fh.write(json_safe(json.dumps(record, ensure_ascii=True)) + "\n")  # DEL too
         self._fh.flush()
 
     def close(self) -> None:

@@ -34,6 +34,7 @@ from ..engine.events import (
     StudyFinished,
     StudyStarted,
 )
+from ..textsafe import SafeStream, terminal_safe
 from .common import _plural, _seconds, visible
 
 if TYPE_CHECKING:
@@ -90,7 +91,10 @@ class ProgressPrinter:
     ) -> None:
         from rich.console import Console
 
-        self.stream = stream if stream is not None else sys.stderr
+        stream = stream if stream is not None else sys.stderr
+        # the live area draws with escape sequences of its own: it writes to the stream
+        # under the CLI's sanitising one and passes each of its texts through the sanitiser
+        self.stream = stream.raw if isinstance(stream, SafeStream) else stream
         self.verbose = verbose
         self.every = every
         self._clock = clock
@@ -173,7 +177,7 @@ class ProgressPrinter:
         if self._progress is None or self._task is None:
             return
         self._progress.update(self._task, completed=self._done,
-                              description=self._current,
+                              description=terminal_safe(self._current),
                               examples=self._examples + sum(self._running.values()),
                               tally=self._tally())
         # drawn now, not at the next tick: a line printed above the live area redraws the
@@ -183,6 +187,7 @@ class ProgressPrinter:
     def _say(self, text: str, style: str = "", *, cut: bool = False) -> None:
         """One line, above the live area on a terminal; ``cut`` ends it with ``…`` at the
         terminal's width instead of folding it onto the next line."""
+        text = terminal_safe(text)
         if self.tty:
             from rich.text import Text
 

@@ -260,4 +260,4 @@ def render_sarif(summary: RunSummary, **options: Any) -> str:
 
 def write_sarif(summary: RunSummary, path: str | Path, **options: Any) -> Path:
     """Write the SARIF log of a run to ``path`` (parent folders made as needed)."""
-    return _write(path, render_sarif(summary, **options))
+    return _write(path, render_sarif(summary, **options), json=True)
