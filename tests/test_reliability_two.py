@@ -219,16 +219,22 @@ def parse(text):
 '''
 
 
+# the same, then the parser kills its own process: the worker crashes on every call
+_FORKS_AND_DIES = _FORKS.replace(
+    "    m = re.search", "    if text:\n        os.kill(os.getpid(), 9)\n    m = re.search")
+
+
 @pytest.mark.skipif(not Path("/proc").is_dir(), reason="descendants are read from /proc")
+@pytest.mark.parametrize("source", [_FORKS, _FORKS_AND_DIES], ids=["lives", "crashes"])
 def test_a_parsers_child_in_its_own_session_ends_with_the_run(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+        source: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import os
 
-    (tmp_path / "forks.py").write_text(_FORKS)
+    (tmp_path / "forks.py").write_text(source)
     pids = tmp_path / "pids.txt"
     monkeypatch.setenv("PIDS_FILE", str(pids))
     run_fuzz(FuzzConfig(targets=["forks:parse"], seed=1, max_examples=2,
-                        abuses=["extra.positional"], cwd=str(tmp_path)))
+                        abuses=["extra.positional"], cwd=str(tmp_path), format_fit=False))
     started = [int(p) for p in pids.read_text().split()]
     assert started
     time.sleep(0.5)

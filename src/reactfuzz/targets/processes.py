@@ -6,7 +6,10 @@ Linux it also dies with the process that started it (``PR_SET_PDEATHSIG``), and 
 guard process in its group kills the group when the worker dies, so even a ``SIGKILL``
 of reactfuzz leaves no parser process behind. A child that leaves the group (``setsid``)
 is still the worker's descendant, and the worker adopts it if its parent exits (a child
-subreaper), so stopping the worker kills its whole tree first.
+subreaper), so stopping the worker kills its whole tree first. The worker's loop runs in a
+child of its own (:func:`run_kept`): when the parser crashes that child, the worker, still
+alive and still the subreaper, kills what the parser left in other sessions before it ends
+the same way.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ import os
 import signal
 import sys
 import threading
+from collections.abc import Callable
 from typing import Any
 
 __all__: list[str] = []
@@ -93,6 +97,61 @@ def become_subreaper() -> None:
 
         libc = ctypes.CDLL(None, use_errno=True)
         libc.prctl(36, 1, 0, 0, 0)  # PR_SET_CHILD_SUBREAPER
+
+
+def run_kept(body: Callable[[], None], close: Callable[[], None] = lambda: None) -> None:
+    """Run ``body`` in a forked child while this process, a subreaper, waits for it; when
+    the child ends, however it ends, kill every descendant left (those in sessions of their
+    own too), then end as the child ended: its exit code, or its signal. Elsewhere than
+    Linux ``body`` runs here. ``close`` drops this process's copies of what only the child
+    uses (a pipe whose EOF the other end waits for)."""
+    if not _LINUX or not hasattr(os, "fork"):
+        body()
+        return
+    keeper = os.getpid()
+    pid = os.fork()
+    if pid == 0:
+        code = 0
+        try:
+            _set_parent_death_signal(signal.SIGKILL)
+            if os.getppid() != keeper:
+                os._exit(1)
+            body()
+        except BaseException:
+            code = 1
+            with contextlib.suppress(Exception):
+                import traceback
+
+                traceback.print_exc()
+        finally:
+            with contextlib.suppress(Exception):
+                sys.stderr.flush()
+            os._exit(code)
+    close()
+    status = 0
+    while True:
+        try:
+            _, status = os.waitpid(pid, 0)
+            break
+        except InterruptedError:  # pragma: no cover - PEP 475 retries waitpid itself
+            continue
+        except ChildProcessError:
+            break
+    kill_tree(keeper)
+    with contextlib.suppress(ChildProcessError):
+        while os.waitpid(-1, os.WNOHANG)[0]:  # what it adopted and killed: no zombies
+            pass
+    if os.WIFSIGNALED(status):
+        sig = os.WTERMSIG(status)
+        with contextlib.suppress(Exception):
+            import resource
+
+            resource.setrlimit(resource.RLIMIT_CORE, (0, 0))  # the child's crash, not ours
+        with contextlib.suppress(OSError, ValueError):
+            signal.signal(sig, signal.SIG_DFL)
+            os.kill(keeper, sig)
+        os._exit(128 + sig)
+    os._exit(os.waitstatus_to_exitcode(status) if status else 0)
 
 
 def descendants(pid: int) -> list[int]:

@@ -34,6 +34,7 @@ from .processes import (
     kill_group,
     kill_tree,
     own_group,
+    run_kept,
 )
 from .sanitise import sanitise_result
 from .user_code import _resolve_parser, import_timeout
@@ -78,6 +79,13 @@ def _worker_main(conn: Any, spec: str, directory: str, fmt: Format, parent: int 
         signal.signal(signal.SIGINT, signal.SIG_IGN)
         signal.signal(signal.SIGTERM, signal.SIG_DFL)
     guard_group()
+    # the loop runs in a child of this process: if the parser crashes it, this process
+    # kills what the parser left in sessions of its own before it ends the same way
+    run_kept(lambda: _serve(conn, spec, directory, fmt, progress), close=conn.close)
+
+
+def _serve(conn: Any, spec: str, directory: str, fmt: Format, progress: Any) -> None:
+    """The loop itself (see :func:`_worker_main`)."""
     sys.path.insert(0, directory)
     try:
         fn = _resolve_parser(spec, directory, probed=False)  # this worker is the probe
