@@ -336,7 +336,7 @@ def run_bench(*, quick: bool = False, rounds: int = 7, target: str | None = None
         m = statistics.median(counts)
         rows.append(BenchRow(f"first finding: {op.id}", m, "examples", None, "",
                              "<= 100", m <= 100, f"vs {design.name}; seeds {counts}"))
-    for d in ("classic", "classic-unanchored"):
+    for d in ("classic-bracket", "classic-unanchored"):
         design = BUILTIN_DESIGNS[d]
         counts = [_first_failure_text(reg, design, s, cap) for s in range(seeds)]
         rows.append(BenchRow(f"first finding, plain st.text(): {d}", statistics.median(counts),
