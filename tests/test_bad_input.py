@@ -62,6 +62,7 @@ class Bad:
     names: str
     files: dict[str, Any] = field(default_factory=dict)
     env: dict[str, str] = field(default_factory=dict)
+    entry: str = "reactfuzz"  # or "harness": ``python -m reactfuzz.fuzzing``
 
     @property
     def id(self) -> str:
@@ -516,9 +517,103 @@ def _output_cases() -> Iterator[Bad]:
         yield Bad("output", f"study --out {where}", ("study", "--out", path), "--out")
 
 
+def _rest_cases() -> Iterator[Bad]:
+    """The options and commands no other table reaches: a flag given a value, a command
+    that takes no argument given one, and the value options left."""
+    from reactfuzz.cli.arguments import build_parser
+
+    heads = {"fuzz": FUZZ, "conform": ("conform", "-f", "bracket", "ok.jsonl"),
+             "parse": ("parse", "ok.txt"), "replay": ("replay", "good")}
+    for cmd, sub in _subcommands(build_parser()).items():
+        head = heads.get(cmd, (cmd,))
+        yield Bad("option", f"{cmd} extra argument", (*head, "--nosuch-option"),
+                  "--nosuch-option")
+        for action in sub._actions:
+            if action.option_strings and action.nargs == 0 and "-h" not in \
+                    action.option_strings:
+                opt = action.option_strings[0]
+                yield Bad("option", f"{cmd} {opt}=value", (*head, f"{opt}=1"), opt)
+    for cmd in ("demo", "parsers", "abuses", "checks", "formats"):
+        yield Bad("option", f"{cmd} positional", (cmd, "surplus"), "surplus")
+    for where, path in {"file": "afile", "empty": "", "proc": "/proc/db"}.items():
+        yield Bad("output", f"fuzz --hypothesis-db {where}", (*FUZZ, "--hypothesis-db", path),
+                  "--hypothesis-db")
+    yield Bad("plugin", "replay nosuch plugin", ("replay", "good", "--plugin",
+                                                 "badmod_missing"), "badmod_missing", _MODULES)
+    yield Bad("option", "study --color", ("study", "--color", "nosuch"), "--color")
+    yield Bad("option", "bench --field", ("bench", "--completions", "ok.jsonl", "--field",
+                                          "nosuch", "--target", "classic-bracket"), "nosuch")
+
+
+def _harness_cases() -> Iterator[Bad]:
+    """``python -m reactfuzz.fuzzing``: every subcommand and option given a bad value."""
+    run = ("run", "classic-bracket", "--format", "bracket", "--driver", "python",
+           "--findings", "found", "--seconds", "0.2")
+    bad_values: dict[tuple[str, ...], list[str]] = {
+        (*run, "--seconds"): ["nan", "-1", "0", "inf", "abc", ""],
+        (*run, "--per-operator"): ["0", "-1", "abc", "100000000"],
+        (*run, "--seed"): ["abc", "1.5", str(2**70)],
+        (*run, "--time-limit"): ["0", "nan", "-1"],
+        (*run, "--driver"): ["nosuch"],
+        (*run, "--dispatcher"): ["nosuch"],
+        (*run, "--check"): ["nosuch"],
+        (*run, "--format"): ["nosuch"],
+        (*run, "--tools"): ["missing.json", "afile"],
+        (*run, "--inputs"): ["afile", "/proc/inputs", ""],
+        (*run, "--corpus"): ["afile", "missing-dir"],
+        (*run, "--findings"): ["afile", "/proc/found", ""],
+        (*run, "--instrument"): ["nosuch_package_xyz"],
+        ("seeds", "sd", "--format"): ["nosuch"],
+        ("seeds", "sd", "--seed"): ["abc", ""],
+        ("seeds", "sd", "--per-operator"): ["0", "100000000"],
+        ("seeds", "sd", "--corpus"): ["afile"],
+        ("seeds", "sd", "--tools"): ["missing.json"],
+        ("dict", "--format"): ["nosuch", ""],
+        ("dict", "--tools"): ["missing.json"],
+        ("shrink", "classic-bracket", "afile", "--findings"): ["afile"],
+        ("shrink", "classic-bracket", "afile", "--format"): ["nosuch"],
+        ("shrink", "classic-bracket", "afile", "--time-limit"): ["nan"],
+        ("shrink", "classic-bracket", "afile", "--dispatcher"): ["nosuch"],
+        ("shrink", "classic-bracket", "afile", "--check"): ["nosuch"],
+        ("shrink", "classic-bracket", "afile", "--tools"): ["missing.json"],
+    }
+    for head, values in bad_values.items():
+        opt = head[-1]
+        for v in values:
+            named = opt in ("--format", "--tools", "--instrument", "--check")
+            names = (v or opt.lstrip("-")) if named else opt
+            yield Bad("harness", f"{head[0]} {opt} {v!r}", (*head[:-1], f"{opt}={v}"), names,
+                      entry="harness")
+    others: list[tuple[str, tuple[str, ...], str]] = [
+        ("no command", (), "command"),
+        ("run no target", ("run",), "target"),
+        ("run target missing", ("run", "badmod_missing:parse", "--findings", "found"),
+         "badmod_missing"),
+        ("run target raises", ("run", "badmod_raises:parse", "--findings", "found"),
+         "badmod_raises"),
+        ("seeds directory is a file", ("seeds", "afile"), "afile"),
+        ("seeds directory in /proc", ("seeds", "/proc/seeds"), "/proc/seeds"),
+        ("shrink missing file", ("shrink", "classic-bracket", "missing.bin"), "missing.bin"),
+        ("shrink a directory", ("shrink", "classic-bracket", "adir"), "adir"),
+        ("shrink target missing", ("shrink", "badmod_missing:parse", "afile"),
+         "badmod_missing"),
+        ("dict unknown option", ("dict", "--nosuch"), "--nosuch"),
+        ("legacy without Atheris", ("classic-bracket", "bracket"), "Atheris"),
+    ]
+    for name, argv, names in others:
+        yield Bad("harness", name, argv, names, _MODULES, entry="harness")
+
+
+def _subcommands(parser: Any) -> dict[str, Any]:
+    import argparse
+
+    action = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    return dict(action.choices)
+
+
 CASES: list[Bad] = [*_option_cases(), *_format_cases(), *_tools_cases(), *_corpus_cases(),
                     *_jsonl_cases(), *_grammar_cases(), *_regex_cases(), *_target_cases(),
-                    *_plugin_cases(), *_output_cases()]
+                    *_plugin_cases(), *_output_cases(), *_rest_cases(), *_harness_cases()]
 
 
 # --------------------------------------------------------------------------- running one
@@ -586,7 +681,11 @@ def run_bad(case: Bad, root: Path) -> Ran:
         with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()), \
                 _time_limit(LIMIT):
             try:
-                ran.code = main(list(case.argv))
+                if case.entry == "harness":
+                    from reactfuzz.fuzzing.cli import main as harness_main
+
+                    harness_main(list(case.argv))
+                ran.code = main(list(case.argv)) if case.entry == "reactfuzz" else 0
             except SystemExit as e:
                 ran.code = e.code if isinstance(e.code, int) else 2
     except _Hang:
@@ -644,9 +743,43 @@ FAST_SAMPLE = 30
 def test_the_table_covers_every_input_kind() -> None:
     kinds = {c.kind for c in CASES}
     assert kinds == {"option", "format", "tools", "corpus", "jsonl", "grammar", "regex",
-                     "target", "plugin", "output"}
+                     "target", "plugin", "output", "harness"}
     assert len(CASES) >= 300
     assert len({c.id for c in CASES}) == len(CASES)
+
+
+def _options_in_cases(entry: str) -> dict[str, set[str]]:
+    """Each subcommand's options that some case of ``entry`` gives (as ``--x`` or ``--x=``)."""
+    seen: dict[str, set[str]] = {}
+    for c in CASES:
+        if c.entry == entry and c.argv:
+            seen.setdefault(c.argv[0], set()).update(
+                a.split("=")[0] for a in c.argv if a.startswith("-"))
+    return seen
+
+
+@pytest.mark.parametrize("entry", ["reactfuzz", "harness"])
+def test_the_table_covers_every_subcommand_and_option(entry: str) -> None:
+    """A new option or command without a bad-input case fails here, not in a user's CI."""
+    if entry == "reactfuzz":
+        from reactfuzz.cli.arguments import build_parser
+
+        parser = build_parser()
+    else:
+        from reactfuzz.fuzzing.cli import _parser
+
+        parser = _parser()
+    seen = _options_in_cases(entry)
+    missing = []
+    for cmd, sub in _subcommands(parser).items():
+        if cmd not in seen:
+            missing.append(cmd)
+            continue
+        for action in sub._actions:
+            if action.option_strings and "-h" not in action.option_strings and \
+                    not set(action.option_strings) & seen[cmd]:
+                missing.append(f"{cmd} {action.option_strings[0]}")
+    assert not missing, f"no bad-input case for: {', '.join(missing)}"
 
 
 @pytest.mark.parametrize("case", CASES[::FAST_SAMPLE], ids=lambda c: c.id)

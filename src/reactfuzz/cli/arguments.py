@@ -15,7 +15,7 @@ from typing import NoReturn, overload
 from .. import __version__
 from .validate import MAX_WORKERS, count, number, seconds, seed
 
-__all__ = ["build_parser"]
+__all__ = ["OneLineParser", "build_parser"]
 
 Command = Callable[[argparse.Namespace], int]
 
@@ -24,7 +24,7 @@ _VERBOSE = ("also each operator's start, example counts and findings' completion
 _PERCENT = number(low=0.0, high=100.0, low_open=False, unit=" (a percentage)")
 
 
-class _Parser(argparse.ArgumentParser):
+class OneLineParser(argparse.ArgumentParser):
     """argparse with one-line errors (exit 2) instead of the usage block."""
 
     def error(self, message: str) -> NoReturn:
@@ -89,12 +89,12 @@ def _dispatchers() -> Iterable[str]:
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser (exposed for documentation and tests)."""
-    p = _Parser(
+    p = OneLineParser(
         prog="reactfuzz",
         description="Property-test the parsers behind text-protocol ReAct agents.",
     )
     p.add_argument("--version", action="version", version=f"reactfuzz {__version__}")
-    sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=OneLineParser)
     sub.required = True
 
     s = sub.add_parser("demo", help="show the built-in formats and parsers on a sample transcript")

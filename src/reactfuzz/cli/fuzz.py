@@ -106,7 +106,8 @@ def _cmd_fuzz(args: argparse.Namespace) -> int:
     if args.workers < 1:
         raise UsageError("--workers must be at least 1")
     check_outputs([(f"--{o}", getattr(args, o)) for o in _REPORTS],
-                  [("--corpus", None if args.no_corpus else args.corpus)])
+                  [("--corpus", None if args.no_corpus else args.corpus),
+                   ("--hypothesis-db", args.hypothesis_db)])
     _read_corpora([] if args.no_corpus or args.no_replay else [args.corpus], args.baseline)
     _load_plugins(args.plugin)
     checks = _select_checks(args)

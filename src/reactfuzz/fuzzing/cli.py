@@ -16,11 +16,14 @@ Mistakes are one line on stderr and exit code 2.
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import sys
 import time
 from pathlib import Path
 
-from ..errors import ReactfuzzError
+from ..cli.arguments import OneLineParser
+from ..cli.validate import check_outputs, count, seconds, seed
+from ..errors import ReactfuzzError, UsageError
 from ..formats import get_format
 from ..targets import load_tools
 from ..textsafe import safe_stream
@@ -39,7 +42,7 @@ def _common(p: argparse.ArgumentParser, *, target: bool) -> None:
     p.add_argument("--tools", default="default", help="'default', a JSON file or module:attr")
     if target:
         p.add_argument("--dispatcher", default="auto", choices=("auto", "positional", "typed"))
-        p.add_argument("--time-limit", type=float, default=1.0, help="per-parse limit (s)")
+        p.add_argument("--time-limit", type=seconds, default=1.0, help="per-parse limit (s)")
         p.add_argument("--check", action="append", default=None,
                        help="only these checks (default: every check that applies)")
         p.add_argument("--findings", default="fuzz_corpus",
@@ -48,37 +51,59 @@ def _common(p: argparse.ArgumentParser, *, target: bool) -> None:
 
 
 def _parser() -> argparse.ArgumentParser:
-    ap = argparse.ArgumentParser(prog="python -m reactfuzz.fuzzing",
-                                 description="long coverage-guided campaigns")
-    sub = ap.add_subparsers(dest="command", required=True)
+    ap = OneLineParser(prog="python -m reactfuzz.fuzzing",
+                       description="long coverage-guided campaigns")
+    sub = ap.add_subparsers(dest="command", required=True, parser_class=OneLineParser)
     d = sub.add_parser("dict", help="print the format's libFuzzer dictionary")
     _common(d, target=False)
     s = sub.add_parser("seeds", help="write seed inputs into a libFuzzer corpus directory")
     s.add_argument("directory")
     _common(s, target=False)
-    s.add_argument("--seed", type=int, default=0)
-    s.add_argument("--per-operator", type=int, default=4)
+    s.add_argument("--seed", type=seed, default=0)
+    s.add_argument("--per-operator", type=count(1, MAX_PER_OPERATOR), default=4)
     s.add_argument("--corpus", action="append", default=[],
                    help="also seed from this corpus directory (repeatable)")
     r = sub.add_parser("run", help="run a campaign against a target")
     r.add_argument("target")
     _common(r, target=True)
-    r.add_argument("--seconds", type=float, default=60.0)
+    r.add_argument("--seconds", type=seconds, default=60.0)
     r.add_argument("--driver", choices=("auto", "atheris", "python"), default="auto")
     r.add_argument("--inputs", default=None,
                    help="libFuzzer corpus directory to seed from and grow (shared by runs)")
     r.add_argument("--corpus", action="append", default=[],
                    help="also seed from this corpus directory (repeatable)")
-    r.add_argument("--seed", type=int, default=0)
-    r.add_argument("--per-operator", type=int, default=4)
+    r.add_argument("--seed", type=seed, default=0)
+    r.add_argument("--per-operator", type=count(1, MAX_PER_OPERATOR), default=4)
     r.add_argument("--instrument", action="append", default=[],
                    help="also instrument this package (the framework behind your parser)")
-    r.add_argument("libfuzzer", nargs="*", help="after --: libFuzzer options")
+    r.add_argument("libfuzzer", nargs="*", default=[], help="after --: libFuzzer options")
     k = sub.add_parser("shrink", help="turn crash files into shrunk corpus findings")
     k.add_argument("target")
     k.add_argument("files", nargs="+")
     _common(k, target=True)
     return ap
+
+
+MAX_PER_OPERATOR = 10_000
+"""The most seed inputs ``--per-operator`` asks of each abuse operator."""
+
+
+def _check_paths(a: argparse.Namespace) -> None:
+    """Refuse, before any work, a directory that cannot be read or written: one line
+    naming the option and the path (exit 2), never an ``OSError`` traceback later."""
+    check_outputs([], [(f"--{name}" if name != "directory" else "DIRECTORY",
+                        getattr(a, name, None)) for name in ("findings", "inputs", "directory")])
+    for value in getattr(a, "instrument", []):
+        top = value.split(".")[0]
+        if not top.isidentifier() or importlib.util.find_spec(top) is None:
+            raise UsageError(f"--instrument {value}: no such package here (name a package"
+                             " your parser imports, such as the framework it comes from)")
+    for value in getattr(a, "corpus", []):
+        if not Path(value).is_dir():
+            raise UsageError(f"--corpus {value}: not a directory (give a corpus directory)")
+    for value in getattr(a, "files", []):
+        if not Path(value).is_file():
+            raise UsageError(f"{value}: not a file (give the crash files to shrink)")
 
 
 def _harness(a: argparse.Namespace, on_failure: str) -> Harness:
@@ -168,6 +193,7 @@ def main(argv: list[str] | None = None) -> None:
         if args and args[0] not in _COMMANDS and not args[0].startswith("-"):
             raise SystemExit(_legacy(args))
         a = _parser().parse_args(args)
+        _check_paths(a)
         if a.command == "dict":
             fmt = get_format(a.format)
             sys.stdout.write(dictionary_text(fmt, load_tools(a.tools)))

@@ -12,7 +12,6 @@ nor are written again, so runs sharing one directory build on each other.
 
 from __future__ import annotations
 
-import importlib
 import os
 import sys
 import time
@@ -34,6 +33,7 @@ from ..oracle import judge
 from ..parsers import PARSERS
 from ..strategies import Scenario
 from ..targets import CallableTarget, Target, load_target, load_tools
+from ..targets.user_code import resolve_parser
 from .oracle import NO_ACTION, scenario_from_reading
 from .shrink import shrink_text
 
@@ -108,16 +108,12 @@ def _readable(failure: Failure, intent: object) -> Failure:
 
 def _in_process(spec: str, fmt: Format, time_limit: float, cwd: str | None) -> Target:
     """A ``module:attr`` target imported into this process (coverage needs it here)."""
-    module, _, attr = spec.partition(":")
     directory = os.path.abspath(cwd or os.getcwd())
     if directory not in sys.path:
         sys.path.insert(0, directory)
-    try:
-        obj: object = importlib.import_module(module)
-        for part in attr.split("."):
-            obj = getattr(obj, part)
-    except (ImportError, AttributeError) as exc:
-        raise UsageError(f"{spec!r}: {type(exc).__name__}: {exc}") from None
+    # resolved as every target is: probed in a child first (a module that hangs or ends the
+    # interpreter on import is one line), any exception its import raises one line too
+    obj = resolve_parser(spec, directory)
     return CallableTarget(obj, fmt, timeout=time_limit, name=spec)
 
 

@@ -23,7 +23,7 @@ from typing import Any
 from ..errors import UsageError
 from .adapters import _describe_exception, _short_repr
 
-__all__ = ["import_timeout", "probe"]
+__all__ = ["import_timeout", "probe", "resolve_parser"]
 
 IMPORT_TIMEOUT = 60.0
 """Seconds importing a user module may take (``REACTFUZZ_IMPORT_TIMEOUT`` overrides it)."""
@@ -272,3 +272,10 @@ def _parse_callable(obj: Any, label: str) -> Callable[[str], Any]:
 
 def _resolve_parser(spec: str, directory: str, *, probed: bool = True) -> Callable[[str], Any]:
     return _parse_callable(_resolve(spec, directory, "function", probed=probed), repr(spec))
+
+
+def resolve_parser(spec: str, directory: str) -> Callable[[str], Any]:
+    """The parse function a ``module:attr`` path names, imported from ``directory`` into
+    this process (after a probe in a child with a time limit); any failure, whatever the
+    module raises, is one :class:`UsageError` line naming the path and what to do."""
+    return _resolve_parser(spec, directory)
