@@ -523,7 +523,7 @@ def _rest_cases() -> Iterator[Bad]:
     from reactfuzz.cli.arguments import build_parser
 
     heads = {"fuzz": FUZZ, "conform": ("conform", "-f", "bracket", "ok.jsonl"),
-             "parse": ("parse", "ok.txt"), "replay": ("replay", "good")}
+             "parse": ("parse", "ok.txt"), "replay": ("replay", "good"), "loop": LOOP}
     for cmd, sub in _subcommands(build_parser()).items():
         head = heads.get(cmd, (cmd,))
         yield Bad("option", f"{cmd} extra argument", (*head, "--nosuch-option"),
@@ -543,6 +543,47 @@ def _rest_cases() -> Iterator[Bad]:
     yield Bad("option", "study --color", ("study", "--color", "nosuch"), "--color")
     yield Bad("option", "bench --field", ("bench", "--completions", "ok.jsonl", "--field",
                                           "nosuch", "--target", "classic-bracket"), "nosuch")
+
+
+LOOP = ("loop", "--target", "badmod_loop:run", "--no-corpus", "--max-examples", "1",
+        "--kind", "loop.clean")
+_LOOP_FILES = {**{}, "badmod_loop.py": "def run(llm, tools, task):\n    return llm(task)\n",
+               "badmod_loopvalue.py": "run = 5\n"}
+
+
+def _loop_cases() -> Iterator[Bad]:
+    """``reactfuzz loop``: its target, numbers, names and outputs."""
+    values: dict[str, list[str]] = {
+        "--seed": ["abc", "1.5", str(2**70)],
+        "--max-examples": ["0", "-1", "abc", "2000000"],
+        "--max-calls": ["1", "0", "abc", "100000"],
+        "--time-limit": ["0", "nan", "-1"],
+        "--check": ["nosuch", "no-crash"],
+        "--kind": ["nosuch", "nosuch.*"],
+        "--format": ["nosuch", ""],
+        "--tools": ["missing.json", "afile"],
+        "--color": ["nosuch"],
+    }
+    for opt, vs in values.items():
+        for v in vs:
+            names = v if opt in ("--check", "--kind", "--tools") or (opt == "--format" and v) \
+                else "format" if opt == "--format" else opt
+            yield Bad("option", f"loop {opt} {v!r}", (*LOOP, f"{opt}={v}"), names,
+                      {**_MODULES, **_LOOP_FILES})
+    for spec, names in [("nosuch_loop_mod:run", "nosuch_loop_mod"), ("badmod_loop:nosuch",
+                        "nosuch"), ("badmod_loopvalue:run", "not callable"),
+                        ("badmod_raises:run", "badmod_raises"), ("nocolon", "nocolon")]:
+        yield Bad("target", f"loop {spec}", ("loop", "--target", spec, "--no-corpus"), names,
+                  {**_MODULES, **_LOOP_FILES})
+    for opt in ["--json", "--html", "--junit", "--markdown", "--sarif"]:
+        for where, path in {"a-dir": "adir", "empty": "", "proc": "/proc/nope/x"}.items():
+            yield Bad("output", f"loop {opt} {where}", (*LOOP, opt, path), opt, _LOOP_FILES)
+    for where, path in {"file": "afile", "empty": ""}.items():
+        yield Bad("output", f"loop --corpus {where}",
+                  ("loop", "--target", "badmod_loop:run", "--corpus", path), "--corpus",
+                  _LOOP_FILES)
+    yield Bad("option", "loop --no-replay unknown", (*LOOP, "--no-replay", "--bogus"),
+              "--bogus", _LOOP_FILES)
 
 
 def _harness_cases() -> Iterator[Bad]:
@@ -613,7 +654,8 @@ def _subcommands(parser: Any) -> dict[str, Any]:
 
 CASES: list[Bad] = [*_option_cases(), *_format_cases(), *_tools_cases(), *_corpus_cases(),
                     *_jsonl_cases(), *_grammar_cases(), *_regex_cases(), *_target_cases(),
-                    *_plugin_cases(), *_output_cases(), *_rest_cases(), *_harness_cases()]
+                    *_plugin_cases(), *_output_cases(), *_rest_cases(), *_loop_cases(),
+                    *_harness_cases()]
 
 
 # --------------------------------------------------------------------------- running one

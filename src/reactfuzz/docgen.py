@@ -123,8 +123,8 @@ def _command_help(name: str) -> Callable[[], str]:
     return render
 
 
-_COMMANDS = ("demo", "formats", "parsers", "parse", "conform", "fuzz", "replay", "study",
-             "bench", "abuses", "checks")
+_COMMANDS = ("demo", "formats", "parsers", "parse", "conform", "fuzz", "loop", "replay",
+             "study", "bench", "abuses", "checks")
 
 
 # file (relative to the repository root) -> block name -> generator

@@ -8,6 +8,8 @@ In a test module of your repository::
                                      tools="myagent.tools:REGISTRY")
 
 pytest then collects one test per check (``test_no_wrong_call``, ``test_no_crash``, ...).
+``loop_suite("myagent:run", format="bracket")`` does the same for a whole agent loop
+(``run(llm, tools, task) -> str``), one test per loop check (``test_loop_step_limit``, ...).
 The fuzz run happens once per suite (the first test runs it, the others read its result),
 replays the corpus first when one is given, honours ``--reactfuzz-seed`` (the seed is
 printed in pytest's header, so a failure reproduces) and ``--reactfuzz-max-examples``.
@@ -31,7 +33,7 @@ from .engine.checks import CHECKS
 from .engine.corpus import Finding
 from .engine.results import RunSummary
 
-__all__ = ["DEFAULT_SEED", "assert_fixed", "parser_suite", "regression_test",
+__all__ = ["DEFAULT_SEED", "assert_fixed", "loop_suite", "parser_suite", "regression_test",
            "session_options"]
 
 DEFAULT_SEED = 0
@@ -181,3 +183,63 @@ def assert_fixed(finding: str | Path | Finding, *, target: str | None = None,
                     f"still reproduces: {r.finding.failure} via {r.finding.abuse} against"
                     f" {target or r.finding.target}: {r.finding.explanation}"
                     f" (observed {r.observed}; expected {r.finding.expected})")
+
+
+def loop_suite(
+    target: str,
+    *,
+    format: str = "bracket",
+    tools: str = "default",
+    checks: list[str] | None = None,
+    kinds: list[str] | None = None,
+    max_examples: int = 10,
+    corpus: str | None = None,
+    max_calls: int = 30,
+    time_limit: float = 10.0,
+) -> type:
+    """A test class with one test per loop check for the agent loop ``target``
+    (``module:function``, ``run(llm, tools, task) -> str``): ``reactfuzz loop`` as tests."""
+    from .agentloop import LOOP_CHECKS
+
+    ids = list(checks) if checks is not None else list(LOOP_CHECKS)
+    cache: dict[str, RunSummary] = {}
+
+    def summary() -> RunSummary:
+        from .agentloop import LoopConfig, run_loop
+
+        if "run" not in cache:
+            cache["run"] = run_loop(LoopConfig(
+                target=target, format=format, tools=tools, seed=_seed(), checks=ids,
+                kinds=kinds, max_examples=int(session_options.get("max_examples")
+                                              or max_examples),
+                corpus=session_options.get("corpus") or corpus, max_calls=max_calls,
+                time_limit=time_limit))
+        return cache["run"]
+
+    def make(check_id: str) -> Callable[[Any], None]:
+        def test(self: Any) -> None:
+            import pytest
+
+            from .textsafe import visible
+
+            run = summary()
+            found = [f for f in run.findings if f.check == check_id]
+            if not found:
+                return
+            lines = [f"{len(found)} finding(s) of {check_id} against {target}"
+                     f" (seed {run.seed}; rerun with --reactfuzz-seed {run.seed}):"]
+            for f in found:
+                lines.append(f"- [{f.severity}] {f.failure} via {f.abuse}: {f.explanation}")
+                lines.append(f"    script: {visible(f.completion, limit=300)}")
+                lines.append(f"    observed: {f.observed}")
+                lines.append(f"    fix: {f.fix}")
+            pytest.fail("\n".join(lines), pytrace=False)
+
+        test.__name__ = _test_name(check_id)
+        test.__doc__ = LOOP_CHECKS[check_id].description
+        return test
+
+    namespace: dict[str, Any] = {_test_name(c): make(c) for c in ids}
+    namespace["__doc__"] = f"reactfuzz loop checks of {target} ({format})"
+    safe = re.sub(r"\W", "_", target)
+    return type(f"ReactfuzzLoopSuite_{safe}", (), namespace)

@@ -201,6 +201,44 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--color", choices=["auto", "always", "never"], default="auto")
     s.set_defaults(func=_command("fuzz", "_cmd_fuzz"))
 
+    s = sub.add_parser("loop", help="drive your whole agent loop with a fake model and tools")
+    g = s.add_argument_group("what to drive")
+    g.add_argument("--target", "-t", required=True, metavar="MODULE:FUNCTION",
+                   help="your loop: run(llm, tools, task) -> str, importable from here")
+    g.add_argument("--format", "-f", default="bracket",
+                   help="the format the loop's prompt asks for: built-in or .toml file")
+    g.add_argument("--tools", default="default",
+                   help="'default', a JSON tools file, or module:attr: the tools the fake"
+                        " model calls (each records its call and runs nothing)")
+    g = s.add_argument_group("how hard")
+    g.add_argument("--seed", type=seed, help="the run's seed (printed)")
+    g.add_argument("--max-examples", type=count(1, 1_000_000), default=20,
+                   help="scripts per script kind (default 20)")
+    g.add_argument("--max-calls", type=count(2, 10_000), default=30,
+                   help="the model calls a loop may make on one script before it counts as"
+                        " unbounded (default 30)")
+    g.add_argument("--time-limit", type=seconds, default=10.0, metavar="SECONDS",
+                   help="per-script limit (default 10)")
+    g.add_argument("--check", action="append", metavar="ID[,ID...]",
+                   help="run only these loop checks (comma lists; repeatable)")
+    g.add_argument("--kind", action="append", metavar="KIND",
+                   help="only these script kinds: loop.* kinds or abuse operator ids (a"
+                        " family like injected.* too)")
+    g = s.add_argument_group("corpus")
+    g.add_argument("--corpus", default="loop_corpus", metavar="DIR",
+                   help="where findings are written and replayed from (default loop_corpus)")
+    g.add_argument("--no-corpus", action="store_true", help="write no corpus files")
+    g.add_argument("--no-replay", action="store_true", help="do not replay the corpus first")
+    g = s.add_argument_group("reports")
+    g.add_argument("--json", metavar="FILE", help="the summary as JSON")
+    g.add_argument("--junit", metavar="FILE", help="JUnit XML (one failing case per bug)")
+    g.add_argument("--markdown", metavar="FILE", help="a PR-comment summary")
+    g.add_argument("--html", metavar="FILE", help="a self-contained HTML report")
+    g.add_argument("--sarif", metavar="FILE", help="SARIF 2.1.0 for code scanning")
+    g.add_argument("--quiet", "-q", action="store_true", help="no progress on stderr")
+    g.add_argument("--color", choices=["auto", "always", "never"], default="auto")
+    s.set_defaults(func=_command("loop", "_cmd_loop"))
+
     s = sub.add_parser("replay", help="re-run corpus findings (regression mode for CI)")
     s.add_argument("paths", nargs="*", help="corpus files or directories (default fuzz_corpus)")
     s.add_argument("--target", help="replay against this target instead of each file's own")

@@ -233,6 +233,8 @@ class Finding(BaseModel):
     examples: list[str] = Field(default_factory=list)
     # the fix for this bug, chosen from its origin when it shows the mechanism
     fix: str = ""
+    # a loop finding (``reactfuzz loop``): the script the fake model played, as data
+    script: dict[str, Any] | None = None
 
     def model_post_init(self, __context: Any) -> None:
         encoded = base64.b64encode(self.completion.encode("utf-8")).decode("ascii")

@@ -120,6 +120,13 @@ def replay_corpus(
                         and is_code_reference(tools_ref, tools=True))):
                     skipped.append(path)
                     continue
+                if finding.script is not None:  # a loop's finding: its script replays it
+                    if not skip_unregistered:
+                        raise UsageError(f"{path}: a finding of 'reactfuzz loop': replay it"
+                                         " there (reactfuzz loop --target MODULE:FUNCTION"
+                                         " --corpus DIR)")
+                    unregistered.append(path)
+                    continue
                 if finding.check not in CHECKS:  # a plugin's check, not loaded in this run
                     if not skip_unregistered:
                         raise UsageError(f"{path}: key 'check': {finding.check!r} is not"

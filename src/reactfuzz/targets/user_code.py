@@ -18,12 +18,12 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
-from typing import Any
+from typing import Any, cast
 
 from ..errors import UsageError
 from .adapters import _describe_exception, _short_repr
 
-__all__ = ["import_timeout", "probe", "resolve_parser"]
+__all__ = ["import_timeout", "probe", "resolve_function", "resolve_parser"]
 
 IMPORT_TIMEOUT = 60.0
 """Seconds importing a user module may take (``REACTFUZZ_IMPORT_TIMEOUT`` overrides it)."""
@@ -272,6 +272,15 @@ def _parse_callable(obj: Any, label: str) -> Callable[[str], Any]:
 
 def _resolve_parser(spec: str, directory: str, *, probed: bool = True) -> Callable[[str], Any]:
     return _parse_callable(_resolve(spec, directory, "function", probed=probed), repr(spec))
+
+
+def resolve_function(spec: str, directory: str, what: str = "function") -> Callable[..., Any]:
+    """The callable a ``module:attr`` path names (an agent loop, a hook), imported from
+    ``directory`` after a probe in a child; any failure is one :class:`UsageError` line."""
+    obj = _resolve(spec, directory, what)
+    if not callable(obj):
+        raise UsageError(f"{spec!r}: {type(obj).__name__} is not callable (name a function)")
+    return cast(Callable[..., Any], obj)
 
 
 def resolve_parser(spec: str, directory: str) -> Callable[[str], Any]:
