@@ -151,8 +151,25 @@ def test_corpus_findings_replay_and_a_fixed_loop_says_so(tmp_path: Path) -> None
 
 
 def _cli(*args: str, cwd: Path = HERE) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "reactfuzz", *args], capture_output=True,
-                          text=True, cwd=cwd, timeout=600)
+    """The command in this process (``main``), run from ``cwd``: what a user runs, without
+    a second of interpreter start-up per test."""
+    import contextlib
+    import io
+    import os
+
+    from reactfuzz.cli import main
+
+    out, err, here = io.StringIO(), io.StringIO(), os.getcwd()
+    try:
+        os.chdir(cwd)
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            try:
+                code = main(list(args))
+            except SystemExit as e:
+                code = e.code if isinstance(e.code, int) else 2
+    finally:
+        os.chdir(here)
+    return subprocess.CompletedProcess(list(args), code, out.getvalue(), err.getvalue())
 
 
 def test_the_loop_command_reports_as_fuzz_does(tmp_path: Path) -> None:
@@ -170,9 +187,12 @@ def test_the_loop_command_reports_as_fuzz_does(tmp_path: Path) -> None:
     assert clean.returncode == 0, clean.stdout + clean.stderr
 
 
+@pytest.mark.slow
 def test_a_bad_loop_target_is_one_line() -> None:
-    """(Every other bad input of the command is in the bad-input table.)"""
-    r = _cli("loop", "--no-corpus", "-q", "--target", "nosuch_module_x:run")
+    """As a user runs it (every other bad input of the command is in the bad-input table)."""
+    r = subprocess.run([sys.executable, "-m", "reactfuzz", "loop", "--no-corpus", "-q",
+                        "--target", "nosuch_module_x:run"], capture_output=True, text=True,
+                       cwd=HERE, timeout=600)
     lines = [ln for ln in r.stderr.splitlines() if ln.strip()]
     assert r.returncode == 2 and len(lines) == 1 and "nosuch_module_x" in lines[0], r.stderr
 
@@ -206,3 +226,63 @@ def test_loop_suite_is_one_test_per_loop_check(pytester: pytest.Pytester, loop: 
         result.stdout.fnmatch_lines(["*finding(s) of loop-step-limit against agent:run*",
                                      "*fix: Bound the loop*"])
     result.assert_outcomes(**outcomes)
+
+
+@pytest.mark.parametrize(("flags", "checks"), [
+    pytest.param("", set(), marks=pytest.mark.slow),
+    pytest.param("--stream", set(), marks=pytest.mark.slow),
+    ("--no-stop", {"loop-stop-sequence"}),
+    pytest.param("--no-limit", {"loop-step-limit"}, marks=pytest.mark.slow)])
+def test_an_http_client_pointed_at_serve_runs_end_to_end(tmp_path: Path, flags: str,
+                                                         checks: set[str]) -> None:
+    out = tmp_path / "r.json"
+    r = _cli("serve", "--command", f"{sys.executable} http_agent.py {flags}", "--seed", "1",
+             "--max-examples", "3", "--kind", "loop.", "--no-corpus", "-q", "--json", str(out))
+    assert r.returncode == (1 if checks else 0), r.stdout + r.stderr
+    data = json.loads(out.read_text())
+    assert {f["check"] for f in data["findings"]} == checks
+    assert data["examples"] >= 15
+
+
+def test_the_fake_provider_speaks_the_openai_http_api() -> None:
+    import urllib.error
+    import urllib.request
+
+    from reactfuzz.agentloop.serve import FakeProvider
+
+    def post(url: str, body: object) -> tuple[int, bytes]:
+        req = urllib.request.Request(url, json.dumps(body).encode(),
+                                     {"Content-Type": "application/json"})
+        try:
+            with urllib.request.urlopen(req, timeout=10) as resp:
+                return resp.status, resp.read()
+        except urllib.error.HTTPError as e:
+            return e.code, e.read()
+
+    turn = ScriptTurn("Thought: a\nAction: search[x]\nObservation: made up",
+                      Call.named("search", query="x"))
+    with FakeProvider() as provider:
+        base = provider.base_url
+        assert post(f"{base}/chat/completions", {"messages": []})[0] == 503  # no script yet
+        provider.model = ScriptedModel(Script("loop.clean", "t", (turn,)), max_calls=3)
+        with urllib.request.urlopen(f"{base}/models", timeout=10) as resp:
+            assert json.load(resp)["data"][0]["id"] == "reactfuzz-fake"
+        status, raw = post(f"{base}/chat/completions",
+                           {"messages": [{"role": "user", "content": "q"}],
+                            "stop": ["Observation:"]})
+        data = json.loads(raw)
+        assert status == 200 and data["choices"][0]["finish_reason"] == "stop"
+        assert data["choices"][0]["message"]["content"] == "Thought: a\nAction: search[x]\n"
+        status, raw = post(f"{base}/completions", {"prompt": "q", "stream": True})
+        events = [ln[6:] for ln in raw.decode().splitlines() if ln.startswith("data: ")]
+        assert events[-1] == "[DONE]"
+        assert "".join(json.loads(e)["choices"][0]["text"] for e in events[:-1]).endswith(
+            "made up")
+        assert post(f"{base}/chat/completions", {"messages": 5})[0] == 400
+        assert post(f"{base}/chat/completions", [1])[0] == 400
+        assert post(f"{base}/nothing", {})[0] == 404
+        assert post(f"{base}/completions", {"prompt": "q", "stop": "Thought"})[0] == 200
+        assert post(f"{base}/completions", {"prompt": "q"})[0] == 429  # the bound: 3 calls
+        assert provider.bound_hit
+        assert [c.stop for c in provider.model.calls] == [("Observation:",), (), ("Thought",)]
+        assert provider.model.calls[2].text == ""  # cut at the stop word it starts with

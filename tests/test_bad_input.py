@@ -523,7 +523,8 @@ def _rest_cases() -> Iterator[Bad]:
     from reactfuzz.cli.arguments import build_parser
 
     heads = {"fuzz": FUZZ, "conform": ("conform", "-f", "bracket", "ok.jsonl"),
-             "parse": ("parse", "ok.txt"), "replay": ("replay", "good"), "loop": LOOP}
+             "parse": ("parse", "ok.txt"), "replay": ("replay", "good"), "loop": LOOP,
+             "serve": SERVE}
     for cmd, sub in _subcommands(build_parser()).items():
         head = heads.get(cmd, (cmd,))
         yield Bad("option", f"{cmd} extra argument", (*head, "--nosuch-option"),
@@ -584,6 +585,37 @@ def _loop_cases() -> Iterator[Bad]:
                   _LOOP_FILES)
     yield Bad("option", "loop --no-replay unknown", (*LOOP, "--no-replay", "--bogus"),
               "--bogus", _LOOP_FILES)
+
+
+SERVE = ("serve", "--command", "true", "--no-corpus", "--max-examples", "1", "--kind",
+         "loop.clean")
+
+
+def _serve_cases() -> Iterator[Bad]:
+    """``reactfuzz serve``: its command, port, numbers, names and outputs."""
+    values: dict[str, list[str]] = {
+        "--command": ["", "no_such_program_xyz --flag", "'unclosed"],
+        "--port": ["-1", "65536", "abc"],
+        "--seed": ["abc"],
+        "--max-examples": ["0", "1000000"],
+        "--max-calls": ["1"],
+        "--time-limit": ["0", "nan"],
+        "--check": ["loop-tool-call", "nosuch"],
+        "--kind": ["nosuch"],
+        "--format": ["nosuch"],
+        "--tools": ["missing.json"],
+        "--color": ["nosuch"],
+    }
+    for opt, vs in values.items():
+        for v in vs:
+            names = v if opt in ("--check", "--kind", "--tools", "--format") else opt
+            if opt == "--command" and v:
+                names = "--command"
+            yield Bad("option", f"serve {opt} {v!r}", (*SERVE, f"{opt}={v}"), names)
+    for opt in ["--json", "--html", "--junit", "--markdown", "--sarif"]:
+        yield Bad("output", f"serve {opt} a-dir", (*SERVE, opt, "adir"), opt)
+    yield Bad("output", "serve --corpus file", ("serve", "--command", "true", "--corpus",
+                                                "afile"), "--corpus")
 
 
 def _harness_cases() -> Iterator[Bad]:
@@ -655,7 +687,7 @@ def _subcommands(parser: Any) -> dict[str, Any]:
 CASES: list[Bad] = [*_option_cases(), *_format_cases(), *_tools_cases(), *_corpus_cases(),
                     *_jsonl_cases(), *_grammar_cases(), *_regex_cases(), *_target_cases(),
                     *_plugin_cases(), *_output_cases(), *_rest_cases(), *_loop_cases(),
-                    *_harness_cases()]
+                    *_serve_cases(), *_harness_cases()]
 
 
 # --------------------------------------------------------------------------- running one

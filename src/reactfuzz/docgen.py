@@ -123,7 +123,7 @@ def _command_help(name: str) -> Callable[[], str]:
     return render
 
 
-_COMMANDS = ("demo", "formats", "parsers", "parse", "conform", "fuzz", "loop", "replay",
+_COMMANDS = ("demo", "formats", "parsers", "parse", "conform", "fuzz", "loop", "serve", "replay",
              "study", "bench", "abuses", "checks")
 
 

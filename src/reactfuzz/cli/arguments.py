@@ -239,6 +239,46 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--color", choices=["auto", "always", "never"], default="auto")
     s.set_defaults(func=_command("loop", "_cmd_loop"))
 
+    s = sub.add_parser("serve", help="fuzz an agent in any language through a fake"
+                       " OpenAI-compatible server")
+    g = s.add_argument_group("what to drive")
+    g.add_argument("--command", "-c", required=True, metavar="CMD",
+                   help="runs your agent once: it reads $REACTFUZZ_TASK, talks to"
+                        " $OPENAI_BASE_URL and prints its answer")
+    g.add_argument("--format", "-f", default="bracket",
+                   help="the format the agent's prompt asks for: built-in or .toml file")
+    g.add_argument("--tools", default="default",
+                   help="the tools the scripts call: 'default', a JSON tools file, or"
+                        " module:attr")
+    g.add_argument("--port", type=count(0, 65535), default=0,
+                   help="the server's port on 127.0.0.1 (default: a free one)")
+    g = s.add_argument_group("how hard")
+    g.add_argument("--seed", type=seed, help="the run's seed (printed)")
+    g.add_argument("--max-examples", type=count(1, 100_000), default=5,
+                   help="scripts per script kind (default 5: each runs the command)")
+    g.add_argument("--max-calls", type=count(2, 10_000), default=30,
+                   help="model calls per script before the server refuses (default 30)")
+    g.add_argument("--time-limit", type=seconds, default=60.0, metavar="SECONDS",
+                   help="per run of the command (default 60)")
+    g.add_argument("--check", action="append", metavar="ID[,ID...]",
+                   help="only these of the loop checks a server can judge")
+    g.add_argument("--kind", action="append", metavar="KIND",
+                   help="only these script kinds (loop.*, operator ids or families)")
+    g = s.add_argument_group("corpus")
+    g.add_argument("--corpus", default="loop_corpus", metavar="DIR",
+                   help="where findings are written and replayed from (default loop_corpus)")
+    g.add_argument("--no-corpus", action="store_true", help="write no corpus files")
+    g.add_argument("--no-replay", action="store_true", help="do not replay the corpus first")
+    g = s.add_argument_group("reports")
+    g.add_argument("--json", metavar="FILE", help="the summary as JSON")
+    g.add_argument("--junit", metavar="FILE", help="JUnit XML (one failing case per bug)")
+    g.add_argument("--markdown", metavar="FILE", help="a PR-comment summary")
+    g.add_argument("--html", metavar="FILE", help="a self-contained HTML report")
+    g.add_argument("--sarif", metavar="FILE", help="SARIF 2.1.0 for code scanning")
+    g.add_argument("--quiet", "-q", action="store_true", help="no progress on stderr")
+    g.add_argument("--color", choices=["auto", "always", "never"], default="auto")
+    s.set_defaults(func=_command("loop", "_cmd_serve"))
+
     s = sub.add_parser("replay", help="re-run corpus findings (regression mode for CI)")
     s.add_argument("paths", nargs="*", help="corpus files or directories (default fuzz_corpus)")
     s.add_argument("--target", help="replay against this target instead of each file's own")

@@ -1,31 +1,43 @@
-"""``reactfuzz loop``: drive a user's agent loop with the fake model and fake tools."""
+"""``reactfuzz loop`` and ``reactfuzz serve``: drive a user's agent loop with the fake model
+and fake tools, in this process or through a fake OpenAI-compatible server."""
 
 from __future__ import annotations
 
 import argparse
+import os
 import random
+import shlex
+import shutil
 import sys
+from typing import TYPE_CHECKING
 
+from ..errors import UsageError
 from .fuzz import _check_ids, _color, _write_reports
 from .validate import check_outputs
+
+if TYPE_CHECKING:
+    from ..agentloop import LoopConfig
 
 _REPORTS = ("json", "junit", "markdown", "html", "sarif")
 
 
-def _cmd_loop(args: argparse.Namespace) -> int:
-    from ..agentloop import LoopConfig, run_loop
-    from ..reporting import render_console
+def _config(args: argparse.Namespace, target: str, checks: list[str] | None) -> LoopConfig:
+    from ..agentloop import LoopConfig
 
     check_outputs([(f"--{o}", getattr(args, o)) for o in _REPORTS],
                   [("--corpus", None if args.no_corpus else args.corpus)])
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(2**32)
-    checks = list(dict.fromkeys(_check_ids(args.check))) or None
-    config = LoopConfig(
-        target=args.target, format=args.format, tools=args.tools, seed=seed,
+    return LoopConfig(
+        target=target, format=args.format, tools=args.tools, seed=seed,
         max_examples=args.max_examples, kinds=args.kind, checks=checks,
         corpus=None if args.no_corpus else args.corpus, replay=not args.no_replay,
         max_calls=args.max_calls, time_limit=args.time_limit,
     )
+
+
+def _finish(config: LoopConfig, args: argparse.Namespace) -> int:
+    from ..agentloop import run_loop
+    from ..reporting import render_console
 
     def say(line: str) -> None:
         print(line, file=sys.stderr, flush=True)
@@ -34,3 +46,39 @@ def _cmd_loop(args: argparse.Namespace) -> int:
     _write_reports(summary, args)
     print(render_console(summary, color=_color(args)))
     return summary.exit_code
+
+
+def _cmd_loop(args: argparse.Namespace) -> int:
+    checks = list(dict.fromkeys(_check_ids(args.check))) or None
+    return _finish(_config(args, args.target, checks), args)
+
+
+def _cmd_serve(args: argparse.Namespace) -> int:
+    from ..agentloop.serve import SERVER_CHECKS, FakeProvider, command_loop
+
+    checks = list(dict.fromkeys(_check_ids(args.check))) or list(SERVER_CHECKS)
+    for c in checks:
+        if c not in SERVER_CHECKS:
+            raise UsageError(f"--check {c!r}: a server can judge only {', '.join(SERVER_CHECKS)}"
+                             " (the agent's tools are its own); use 'reactfuzz loop' for the"
+                             " others")
+    try:
+        argv = shlex.split(args.command)
+    except ValueError as e:
+        raise UsageError(f"--command {args.command!r}: {e} (quote it as a shell would)") \
+            from None
+    if not argv or (shutil.which(argv[0]) is None and not os.path.isfile(argv[0])):
+        raise UsageError(f"--command {args.command!r}: no such program"
+                         f" {argv[0] if argv else ''!r} (give the command that runs your"
+                         " agent once)")
+    config = _config(args, args.command, checks)
+    try:
+        provider = FakeProvider(port=args.port)
+    except OSError as e:
+        raise UsageError(f"--port {args.port}: cannot listen there ({e.strerror or e})") \
+            from None
+    with provider:
+        # the time limit is the command's own (subprocess), not a signal in this process
+        config.loop = command_loop(args.command, provider, timeout=args.time_limit)
+        config.time_limit = args.time_limit * 2 + 5
+        return _finish(config, args)
