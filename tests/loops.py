@@ -64,8 +64,8 @@ def careful_but(*mistakes: str, fmt: str = "bracket") -> Loop:
                 return outcome.answer
             if isinstance(outcome, Executed):
                 result = tools[outcome.call.tool](**outcome.call.kwargs())
-                if "answers-early" in mistakes:
-                    return f"I called {outcome.call.tool}"
+                if "answers-early" in mistakes:  # the tool's result is not the answer
+                    return str(result)
             else:
                 assert isinstance(outcome, Rejected)
                 if "returns-unparsed" in mistakes and outcome.reason == "unparseable":

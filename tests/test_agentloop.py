@@ -286,3 +286,41 @@ def test_the_fake_provider_speaks_the_openai_http_api() -> None:
         assert provider.bound_hit
         assert [c.stop for c in provider.model.calls] == [("Observation:",), (), ("Thought",)]
         assert provider.model.calls[2].text == ""  # cut at the stop word it starts with
+
+
+SLOW_LOOP = """
+import sys, time
+sys.path.insert(0, {here!r})
+from loops import careless
+
+def run(llm, tools, task):
+    def slow(prompt, stop=None):
+        time.sleep(0.005)
+        return llm(prompt, stop=stop)
+    return careless(slow, tools, task)
+"""
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("signum", [2, 15])
+def test_a_signal_mid_run_keeps_every_finding_made(tmp_path: Path, signum: int) -> None:
+    import time
+
+    (tmp_path / "slowloop.py").write_text(SLOW_LOOP.format(here=str(HERE)))
+    corpus, report = tmp_path / "lc", tmp_path / "r.json"
+    proc = subprocess.Popen([sys.executable, "-m", "reactfuzz", "loop", "--target",
+                             "slowloop:run", "--seed", "1", "--max-examples", "200",
+                             "--corpus", str(corpus), "--json", str(report), "-q"],
+                            cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True)
+    deadline = time.monotonic() + 120
+    while not list(corpus.glob("*.json")) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    time.sleep(1.0)
+    proc.send_signal(signum)
+    _out, err = proc.communicate(timeout=120)
+    assert proc.returncode == (130 if signum == 2 else 143), err
+    data = json.loads(report.read_text())
+    on_disk = {p.name for p in corpus.glob("*.json")}
+    assert data["findings"] and len(on_disk) == len(data["findings"]), (on_disk, err)
+    assert not list(corpus.glob(".tmp-*"))

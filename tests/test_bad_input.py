@@ -576,7 +576,7 @@ def _loop_cases() -> Iterator[Bad]:
                         ("badmod_raises:run", "badmod_raises"), ("nocolon", "nocolon")]:
         yield Bad("target", f"loop {spec}", ("loop", "--target", spec, "--no-corpus"), names,
                   {**_MODULES, **_LOOP_FILES})
-    for opt in ["--json", "--html", "--junit", "--markdown", "--sarif"]:
+    for opt in ["--json", "--html", "--junit", "--markdown", "--sarif", "--events"]:
         for where, path in {"a-dir": "adir", "empty": "", "proc": "/proc/nope/x"}.items():
             yield Bad("output", f"loop {opt} {where}", (*LOOP, opt, path), opt, _LOOP_FILES)
     for where, path in {"file": "afile", "empty": ""}.items():
@@ -612,7 +612,7 @@ def _serve_cases() -> Iterator[Bad]:
             if opt == "--command" and v:
                 names = "--command"
             yield Bad("option", f"serve {opt} {v!r}", (*SERVE, f"{opt}={v}"), names)
-    for opt in ["--json", "--html", "--junit", "--markdown", "--sarif"]:
+    for opt in ["--json", "--html", "--junit", "--markdown", "--sarif", "--events"]:
         yield Bad("output", f"serve {opt} a-dir", (*SERVE, opt, "adir"), opt)
     yield Bad("output", "serve --corpus file", ("serve", "--command", "true", "--corpus",
                                                 "afile"), "--corpus")

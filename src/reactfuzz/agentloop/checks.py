@@ -18,6 +18,7 @@ from ..model import FinalAnswer
 from ..oracle import judge, oracle
 from ..tools import ToolRegistry
 from .play import LoopRun
+from .script import observes
 
 __all__ = ["LOOP_CHECKS", "LoopCheck", "LoopFailure", "loop_failures"]
 
@@ -120,7 +121,10 @@ def _tool_call(run: LoopRun, fmt: Format, registry: ToolRegistry) -> LoopFailure
             clean = oracle(turn.meant, fmt, registry)
             if judge(Executed(call), clean, registry).kind == "ok":
                 continue
-        if verdict.kind != "ok" and verdict.cause == "design":
+        # arguments the schema refuses but that are what the model wrote reach the tool,
+        # which may validate them itself (many frameworks leave values to their tools):
+        # that is fuzz's question (the dispatcher), not the loop's; a different call is
+        if verdict.kind == "wrong-call" and verdict.cause == "design":
             return LoopFailure("loop-tool-call", verdict.kind,
                                f"on turn {tc.turn + 1} the loop ran {call}: {verdict.explanation}",
                                "critical", tc.turn)
@@ -132,7 +136,7 @@ def _tool_call(run: LoopRun, fmt: Format, registry: ToolRegistry) -> LoopFailure
 
 
 def _observation(run: LoopRun, fmt: Format, registry: ToolRegistry) -> LoopFailure | None:
-    label = _label_re(fmt.labels.observation) if fmt.stop else None
+    label = _label_re(fmt.labels.observation) if observes(fmt) else None
     for tc in run.tools:
         following = [c for c in run.calls if c.turn > tc.turn]
         if not following:
@@ -202,10 +206,20 @@ def _answer(run: LoopRun, fmt: Format, registry: ToolRegistry) -> LoopFailure | 
         return LoopFailure("loop-answer", "not-the-models-answer",
                            f"the model answered {turn.meant.text!r} and the loop returned"
                            f" {run.answer!r}", "high", last.turn)
+    said = run.answer.strip()
+    if said and any(said in t.observation or t.observation in said for t in run.tools):
+        return LoopFailure("loop-answer", "returned-a-tool-result",
+                           f"on turn {last.turn + 1} the model wrote a step, not an answer,"
+                           f" and the loop returned {run.answer!r}, a tool's result, as the"
+                           " answer", "high", last.turn)
+    if not said or not any(said in c.text for c in run.calls):
+        # the loop's own words after a step (it gave up at its own bound, or refused): a
+        # refusal, not an answer taken from the model
+        return None
     return LoopFailure("loop-answer", "answered-for-the-model",
                        f"on turn {last.turn + 1} the model wrote a step, not an answer"
-                       f" ({last.text[-80:]!r}), and the loop returned {run.answer!r}",
-                       "high", last.turn)
+                       f" ({last.text[-80:]!r}), and the loop returned {run.answer!r}, taken"
+                       " from the model's text", "high", last.turn)
 
 
 def _length_cut(run: LoopRun, fmt: Format, registry: ToolRegistry) -> LoopFailure | None:

@@ -33,7 +33,7 @@ from ..strategies import abuse_ids, scenarios
 from ..strategies.values import valid_calls
 from ..tools import ToolRegistry
 
-__all__ = ["LOOP_KINDS", "Script", "ScriptTurn", "script_kinds", "scripts"]
+__all__ = ["LOOP_KINDS", "Script", "ScriptTurn", "observes", "script_kinds", "scripts"]
 
 LOOP_KINDS: tuple[str, ...] = (
     "loop.clean", "loop.both-roles", "loop.never-answers", "loop.length-cut",
@@ -126,7 +126,7 @@ def script_kinds(fmt: Format | str, abuses: Sequence[str] | None = None) -> list
     """The kinds of script a run plays in ``fmt``: the loop's own, then each operator that
     applies (``abuses`` narrows them: ids or ``loop.*`` kinds)."""
     fmt = get_format(fmt)
-    kinds = [k for k in LOOP_KINDS if k != "loop.both-roles" or _observes(fmt)]
+    kinds = [k for k in LOOP_KINDS if k != "loop.both-roles" or observes(fmt)]
     kinds += abuse_ids(fmt)
     if abuses is None:
         return kinds
@@ -134,9 +134,12 @@ def script_kinds(fmt: Format | str, abuses: Sequence[str] | None = None) -> list
                                     for a in abuses)]
 
 
-def _observes(fmt: Format) -> bool:
-    """Whether the format writes observations in the text (where a model can forge one)."""
-    return bool(fmt.stop) and fmt.labels.observation is not None
+def observes(fmt: Format) -> bool:
+    """Whether the format writes observations in the text, behind its label (where a model
+    can forge one), whether or not it has a stop sequence: the tag, section and bare-JSON
+    families hand observations back as messages of their own."""
+    return fmt.labels.observation is not None and fmt.syntax not in ("tag", "sections",
+                                                                     "bare-json")
 
 
 def _step(call: Call, fmt: Format, registry: ToolRegistry, n: int, thought: str) -> ScriptTurn:

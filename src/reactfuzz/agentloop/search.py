@@ -23,6 +23,7 @@ from hypothesis.errors import Unsatisfiable
 from ..engine.config import operator_seed
 from ..engine.corpus import AcceptableSpec, Finding, IntentSpec
 from ..engine.results import OperatorStats
+from ..engine.signals import check_stop
 from ..formats import Format
 from ..model import FinalAnswer
 from ..oracle import oracle
@@ -62,9 +63,12 @@ class _Fail(AssertionError):
 def search_loop(loop: LoopFn, target: str, kind: str, fmt: Format, registry: ToolRegistry,
                 *, seed: int, max_examples: int, checks: Sequence[str] | None = None,
                 max_calls: int = 30, time_limit: float = 10.0,
-                on_example: Callable[[int, int], None] | None = None) -> LoopSearch:
-    """Search one script ``kind``: one shortest script per distinct failure."""
-    result = LoopSearch(kind, stats=OperatorStats(target, kind))
+                on_example: Callable[[int, int], None] | None = None,
+                into: LoopSearch | None = None) -> LoopSearch:
+    """Search one script ``kind``: one shortest script per distinct failure. ``into``
+    (filled as the search goes) keeps what an interrupted search had found."""
+    result = into if into is not None else LoopSearch(kind)
+    result.stats = OperatorStats(target, kind)
     stats = result.stats
     classes: dict[Key, type[_Fail]] = {}
     raising = [False]
@@ -73,6 +77,7 @@ def search_loop(loop: LoopFn, target: str, kind: str, fmt: Format, registry: Too
     selected = list(checks) if checks is not None else None
 
     def body(script: Script) -> None:
+        check_stop()  # a signal whose exception was lost inside Hypothesis
         stats.examples += 1
         if not raising[0]:
             stats.generated += 1
