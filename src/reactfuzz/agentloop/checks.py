@@ -156,17 +156,24 @@ def _observation(run: LoopRun, fmt: Format, registry: ToolRegistry) -> LoopFailu
 
 
 def _prompt_growth(run: LoopRun, fmt: Format, registry: ToolRegistry) -> LoopFailure | None:
-    for prev, cur in zip(run.calls, run.calls[1:]):
-        observed = sum(len(t.observation) for t in run.tools if t.turn == prev.turn)
-        new = len(prev.text) + observed
-        growth = len(cur.prompt) - len(prev.prompt)
-        if growth > 1.5 * new + 300:
-            return LoopFailure(
-                "loop-prompt-growth", "pasted-again",
-                f"after turn {prev.turn + 1} ({len(prev.text)} characters written,"
-                f" {observed} observed) the prompt grew by {growth} characters, from"
-                f" {len(prev.prompt)} to {len(cur.prompt)}: earlier text is pasted again, so"
-                " the prompt grows quadratically", "medium", prev.turn)
+    # a loop that pastes its scratchpad into itself adds, after a turn, text of *earlier*
+    # turns again: each earlier completion then occurs more often in the next prompt than in
+    # this one (an error message that echoes the latest turn grows the prompt linearly)
+    for i, (prev, cur) in enumerate(zip(run.calls, run.calls[1:])):
+        for old in run.calls[:i]:
+            text = old.text.strip()
+            if len(text) < 16 or text in prev.text:
+                continue
+            before, after = prev.prompt.count(text), cur.prompt.count(text)
+            if before and after > before:
+                growth = len(cur.prompt) - len(prev.prompt)
+                return LoopFailure(
+                    "loop-prompt-growth", "pasted-again",
+                    f"after turn {prev.turn + 1} the prompt grew by {growth} characters, from"
+                    f" {len(prev.prompt)} to {len(cur.prompt)}, and holds turn"
+                    f" {old.turn + 1}'s text {after} times instead of {before}: earlier text"
+                    " is pasted again, so the prompt grows quadratically", "medium",
+                    prev.turn)
     return None
 
 
@@ -202,17 +209,20 @@ def _answer(run: LoopRun, fmt: Format, registry: ToolRegistry) -> LoopFailure | 
                     completion=last.text, fmt=fmt)
     if verdict.kind == "ok" or verdict.cause != "design":
         return None
+    said = run.answer.strip()
+    own_words = not said or not any(said in c.text for c in run.calls)
+    if own_words and turn.acceptable.rejections:
+        return None  # the loop refused a turn the oracle lets it refuse, in its own words
     if isinstance(turn.meant, FinalAnswer):
         return LoopFailure("loop-answer", "not-the-models-answer",
                            f"the model answered {turn.meant.text!r} and the loop returned"
                            f" {run.answer!r}", "high", last.turn)
-    said = run.answer.strip()
     if said and any(said in t.observation or t.observation in said for t in run.tools):
         return LoopFailure("loop-answer", "returned-a-tool-result",
                            f"on turn {last.turn + 1} the model wrote a step, not an answer,"
                            f" and the loop returned {run.answer!r}, a tool's result, as the"
                            " answer", "high", last.turn)
-    if not said or not any(said in c.text for c in run.calls):
+    if own_words:
         # the loop's own words after a step (it gave up at its own bound, or refused): a
         # refusal, not an answer taken from the model
         return None
