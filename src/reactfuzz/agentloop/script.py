@@ -19,6 +19,7 @@ Script kinds (each drawn by :func:`scripts`):
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -176,11 +177,27 @@ def _script(draw: st.DrawFn, kind: str, fmt: Format, registry: ToolRegistry) -> 
     elif kind == "loop.never-answers":
         endless = True
     elif kind == "loop.length-cut":
-        base = turns[at]
-        # the limit falls inside the call's last line: the dangling part must not run
-        last = base.text.rstrip().rfind("\n") + 1
-        cut = draw(st.integers(last + 1, max(last + 1, len(base.text.rstrip()) - 1)))
-        turns[at] = ScriptTurn(base.text, None, None, max_chars=cut, note="length-cut")
+        # a call with a text argument of a few characters, cut inside that argument: the
+        # dangling call must not run (a cut in a trailing end marker would harm nothing)
+        tool = next((t.name for t in registry if t.names and t.required_names
+                     and t.names[0] in t.required_names), None)
+        if tool is not None:
+            call = draw(valid_calls(registry, tools=[tool]).filter(
+                lambda c: isinstance(c.args[0], str) and len(c.args[0]) >= 2))
+            value = call.args[0]
+            if isinstance(value, str) and len(value) >= 2:
+                base = _step(call, fmt, registry, at + 1, draw(st.sampled_from(_THOUGHTS)))
+                written = json.dumps(value, ensure_ascii=False)[1:-1]
+                pos = base.text.rfind(written)
+                if pos > 0:
+                    cut = draw(st.integers(pos + 1, pos + len(written) - 1))
+                    turns[at] = ScriptTurn(base.text, None, None, max_chars=cut,
+                                           note="length-cut")
+        if turns[at].note != "length-cut":  # no text argument to cut: cut the last line
+            base = turns[at]
+            last = base.text.rstrip().rfind("\n") + 1
+            cut = draw(st.integers(last + 1, max(last + 1, len(base.text.rstrip()) - 1)))
+            turns[at] = ScriptTurn(base.text, None, None, max_chars=cut, note="length-cut")
     elif kind == "loop.unparseable":
         turns.insert(at, ScriptTurn(draw(st.sampled_from(_PROSE)), None, None,
                                     note="unparseable"))
