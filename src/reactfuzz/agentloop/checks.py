@@ -125,7 +125,11 @@ def _tool_call(run: LoopRun, fmt: Format, registry: ToolRegistry) -> LoopFailure
         # which may validate them itself (many frameworks leave values to their tools):
         # that is fuzz's question (the dispatcher), not the loop's; a different call is
         if verdict.kind == "wrong-call" and verdict.cause == "design":
-            return LoopFailure("loop-tool-call", verdict.kind,
+            # one key per way of being wrong: instead of an answer, another tool, other values
+            how = ("instead-of-answering" if isinstance(turn.meant, FinalAnswer) else
+                   "another-tool" if getattr(turn.meant, "tool", call.tool) != call.tool else
+                   "other-values")
+            return LoopFailure("loop-tool-call", f"wrong-call-{how}",
                                f"on turn {tc.turn + 1} the loop ran {call}: {verdict.explanation}",
                                "critical", tc.turn)
         if per_turn[tc.turn] > 1:
@@ -205,11 +209,16 @@ def _answer(run: LoopRun, fmt: Format, registry: ToolRegistry) -> LoopFailure | 
         return None  # the parse-failure and stop-sequence checks own these
     if turn.acceptable is None:
         return None  # a turn cut by the length limit: returning then is a refusal
-    verdict = judge(Finished(run.answer.strip()), turn.acceptable, registry,
-                    completion=last.text, fmt=fmt)
+    said, message = run.answer.strip(), last.text.strip()
+    if fmt.answer_scope == "message" and message and said.endswith(message):
+        # the format's client hands the model's whole message over (a trace of the earlier
+        # turns may lead it): the message is what is judged
+        said = last.text
+    verdict = judge(Finished(said.strip() if said != last.text else said), turn.acceptable,
+                    registry, completion=last.text, fmt=fmt)
     if verdict.kind == "ok" or verdict.cause != "design":
         return None
-    said = run.answer.strip()
+    said = said.strip()
     own_words = not said or not any(said in c.text for c in run.calls)
     if own_words and turn.acceptable.rejections:
         return None  # the loop refused a turn the oracle lets it refuse, in its own words
@@ -217,7 +226,8 @@ def _answer(run: LoopRun, fmt: Format, registry: ToolRegistry) -> LoopFailure | 
         return LoopFailure("loop-answer", "not-the-models-answer",
                            f"the model answered {turn.meant.text!r} and the loop returned"
                            f" {run.answer!r}", "high", last.turn)
-    if said and any(said in t.observation or t.observation in said for t in run.tools):
+    if said and any(said == t.observation.strip() or said.endswith(t.observation.strip())
+                    for t in run.tools):
         return LoopFailure("loop-answer", "returned-a-tool-result",
                            f"on turn {last.turn + 1} the model wrote a step, not an answer,"
                            f" and the loop returned {run.answer!r}, a tool's result, as the"
