@@ -87,6 +87,24 @@ def _dispatchers() -> Iterable[str]:
     return list(DISPATCHERS)
 
 
+def _loop_outputs(s: argparse.ArgumentParser) -> None:
+    """The corpus and report options ``loop`` and ``serve`` share."""
+    g = s.add_argument_group("corpus")
+    g.add_argument("--corpus", default="loop_corpus", metavar="DIR",
+                   help="where findings are written and replayed from (default loop_corpus)")
+    g.add_argument("--no-corpus", action="store_true", help="write no corpus files")
+    g.add_argument("--no-replay", action="store_true", help="do not replay the corpus first")
+    g = s.add_argument_group("reports")
+    g.add_argument("--json", metavar="FILE", help="the summary as JSON")
+    g.add_argument("--events", metavar="FILE", help="an NDJSON log of engine events")
+    g.add_argument("--junit", metavar="FILE", help="JUnit XML (one failing case per bug)")
+    g.add_argument("--markdown", metavar="FILE", help="a PR-comment summary")
+    g.add_argument("--html", metavar="FILE", help="a self-contained HTML report")
+    g.add_argument("--sarif", metavar="FILE", help="SARIF 2.1.0 for code scanning")
+    g.add_argument("--quiet", "-q", action="store_true", help="no progress on stderr")
+    g.add_argument("--color", choices=["auto", "always", "never"], default="auto")
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser (exposed for documentation and tests)."""
     p = OneLineParser(
@@ -224,20 +242,7 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--kind", action="append", metavar="KIND",
                    help="only these script kinds: loop.* kinds or abuse operator ids (a"
                         " family like injected.* too)")
-    g = s.add_argument_group("corpus")
-    g.add_argument("--corpus", default="loop_corpus", metavar="DIR",
-                   help="where findings are written and replayed from (default loop_corpus)")
-    g.add_argument("--no-corpus", action="store_true", help="write no corpus files")
-    g.add_argument("--no-replay", action="store_true", help="do not replay the corpus first")
-    g = s.add_argument_group("reports")
-    g.add_argument("--json", metavar="FILE", help="the summary as JSON")
-    g.add_argument("--events", metavar="FILE", help="an NDJSON log of engine events")
-    g.add_argument("--junit", metavar="FILE", help="JUnit XML (one failing case per bug)")
-    g.add_argument("--markdown", metavar="FILE", help="a PR-comment summary")
-    g.add_argument("--html", metavar="FILE", help="a self-contained HTML report")
-    g.add_argument("--sarif", metavar="FILE", help="SARIF 2.1.0 for code scanning")
-    g.add_argument("--quiet", "-q", action="store_true", help="no progress on stderr")
-    g.add_argument("--color", choices=["auto", "always", "never"], default="auto")
+    _loop_outputs(s)
     s.set_defaults(func=_command("loop", "_cmd_loop"))
 
     s = sub.add_parser("serve", help="fuzz an agent in any language through a fake"
@@ -265,20 +270,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="only these of the loop checks a server can judge")
     g.add_argument("--kind", action="append", metavar="KIND",
                    help="only these script kinds (loop.*, operator ids or families)")
-    g = s.add_argument_group("corpus")
-    g.add_argument("--corpus", default="loop_corpus", metavar="DIR",
-                   help="where findings are written and replayed from (default loop_corpus)")
-    g.add_argument("--no-corpus", action="store_true", help="write no corpus files")
-    g.add_argument("--no-replay", action="store_true", help="do not replay the corpus first")
-    g = s.add_argument_group("reports")
-    g.add_argument("--json", metavar="FILE", help="the summary as JSON")
-    g.add_argument("--events", metavar="FILE", help="an NDJSON log of engine events")
-    g.add_argument("--junit", metavar="FILE", help="JUnit XML (one failing case per bug)")
-    g.add_argument("--markdown", metavar="FILE", help="a PR-comment summary")
-    g.add_argument("--html", metavar="FILE", help="a self-contained HTML report")
-    g.add_argument("--sarif", metavar="FILE", help="SARIF 2.1.0 for code scanning")
-    g.add_argument("--quiet", "-q", action="store_true", help="no progress on stderr")
-    g.add_argument("--color", choices=["auto", "always", "never"], default="auto")
+    _loop_outputs(s)
     s.set_defaults(func=_command("loop", "_cmd_serve"))
 
     s = sub.add_parser("replay", help="re-run corpus findings (regression mode for CI)")

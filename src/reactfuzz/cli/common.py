@@ -3,8 +3,13 @@
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING, Any
 
 from ..errors import UsageError
+
+if TYPE_CHECKING:
+    from ..engine.events import EngineEvent
+    from ..engine.signals import Interrupts
 
 
 def _expand_abuses(patterns: list[str] | None) -> list[str] | None:
@@ -43,3 +48,31 @@ def _progress_color(args: argparse.Namespace) -> bool | None:
     """``--color`` as a progress printer takes it: forced on or off, else ``None`` (the
     printer decides from its stream and ``NO_COLOR``)."""
     return {"always": True, "never": False}.get(args.color)
+
+
+class EventOutput:
+    """Where a run's engine events go: the progress printer and the ``--events`` log,
+    through one ``emit``. When the run finishes a signal waits (``interrupts.hold``), so
+    the reports are written whole; :meth:`close` brings the live area down."""
+
+    def __init__(self, interrupts: Interrupts, printer: Any, events: str | None) -> None:
+        from ..reporting import NdjsonLog
+
+        self.interrupts = interrupts
+        self.printer = printer
+        self.log = NdjsonLog(events) if events else None
+
+    def __call__(self, event: EngineEvent) -> None:
+        from ..engine.events import RunFinished
+
+        if isinstance(event, RunFinished):
+            self.interrupts.hold()  # the run is over: a signal now waits for the reports
+        for sink in (self.printer, self.log):
+            if sink is not None:
+                sink(event)
+
+    def close(self) -> None:
+        if self.printer is not None:
+            self.printer.close()  # the live area comes down however the run ended
+        if self.log is not None:
+            self.log.close()

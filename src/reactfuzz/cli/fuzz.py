@@ -11,11 +11,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..errors import InputFileError, UsageError
-from .common import _expand_abuses, _progress_color, _write_text
+from .common import EventOutput, _expand_abuses, _progress_color, _write_text
 from .validate import check_outputs
 
 if TYPE_CHECKING:
-    from ..engine import EngineEvent, EventSink, FuzzConfig
+    from ..engine import EventSink, FuzzConfig
     from ..results import RunSummary
 
 
@@ -98,8 +98,8 @@ def _fuzz_targets(args: argparse.Namespace) -> list[str]:
 
 
 def _cmd_fuzz(args: argparse.Namespace) -> int:
-    from ..engine import FuzzConfig, RunFinished, run_fuzz
-    from ..reporting import NdjsonLog, ProgressPrinter, render_console
+    from ..engine import FuzzConfig, run_fuzz
+    from ..reporting import ProgressPrinter, render_console
 
     if args.max_examples < 1:
         raise UsageError("--max-examples must be at least 1")
@@ -121,25 +121,14 @@ def _cmd_fuzz(args: argparse.Namespace) -> int:
         strict_protocol=args.strict_protocol, format_fit=not args.no_fit_check,
     )
     config = _resolve_auto_format(config, quiet=args.quiet)
-    sinks: list[EventSink] = []
     printer = None if args.quiet else ProgressPrinter(
         sys.stderr, verbose=args.verbose,
         color=_progress_color(args))
-    if printer is not None:
-        sinks.append(printer)
-    log = NdjsonLog(args.events) if args.events else None
-    if log is not None:
-        sinks.append(log)
 
     from ..engine.signals import sigterm_interrupts
 
     with sigterm_interrupts() as interrupts:  # a CI cancel stops the run as Ctrl-C does
-        def emit(event: EngineEvent) -> None:
-            if isinstance(event, RunFinished):
-                interrupts.hold()  # the run is over: a signal now waits for the reports
-            for s in sinks:
-                s(event)
-
+        emit = EventOutput(interrupts, printer, args.events)
         explored = ""
         try:
             if args.explore:
@@ -147,10 +136,7 @@ def _cmd_fuzz(args: argparse.Namespace) -> int:
             else:
                 summary = run_fuzz(config, emit, workers=args.workers)
         finally:
-            if printer is not None:
-                printer.close()  # the live area comes down however the run ended
-            if log is not None:
-                log.close()
+            emit.close()
         interrupts.hold()  # every report is written whole, whatever signal arrives meanwhile
         _write_reports(summary, args)
         print(render_console(summary, color=_color(args)))

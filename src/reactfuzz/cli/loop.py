@@ -12,7 +12,7 @@ import sys
 from typing import TYPE_CHECKING
 
 from ..errors import UsageError
-from .common import _progress_color
+from .common import EventOutput, _progress_color
 from .fuzz import _check_ids, _color, _write_reports
 from .validate import check_outputs
 
@@ -39,28 +39,18 @@ def _config(args: argparse.Namespace, target: str, checks: list[str] | None) -> 
 def _finish(config: LoopConfig, args: argparse.Namespace) -> int:
     """Run the loop with fuzz's progress, event log, signal handling and reports."""
     from ..agentloop import run_loop
-    from ..engine.events import EngineEvent, RunFinished
     from ..engine.signals import sigterm_interrupts
-    from ..reporting import NdjsonLog, ProgressPrinter, render_console
+    from ..reporting import ProgressPrinter, render_console
 
     printer = None if args.quiet else ProgressPrinter(sys.stderr,
                                                       color=_progress_color(args))
-    log = NdjsonLog(args.events) if args.events else None
-    sinks = [s for s in (printer, log) if s is not None]
     with sigterm_interrupts() as interrupts:  # a CI cancel stops the run as Ctrl-C does
-        def emit(event: EngineEvent) -> None:
-            if isinstance(event, RunFinished):
-                interrupts.hold()  # the run is over: a signal now waits for the reports
-            for s in sinks:
-                s(event)
-
+        emit = EventOutput(interrupts, printer, args.events)
         try:
             summary = run_loop(config, emit)
         finally:
-            if printer is not None:
-                printer.close()
-            if log is not None:
-                log.close()
+            emit.close()
+        interrupts.hold()  # every report is written whole, whatever signal arrives meanwhile
         _write_reports(summary, args)
         print(render_console(summary, color=_color(args)))
     return summary.exit_code
