@@ -141,6 +141,11 @@ def test_corpus_findings_replay_and_a_fixed_loop_says_so(tmp_path: Path) -> None
     assert len(files) == len(first.findings) == 1
     data = json.loads(files[0].read_text())
     assert data["script"]["endless"] is True and data["dispatcher"] == "loop"
+    again_cmd = first.findings[0].replay_command(files[0])
+    assert again_cmd == f"reactfuzz loop --target {first.findings[0].target} --corpus {corpus}"
+    assert "reactfuzz loop" in first.findings[0].reproduction()
+    served = first.findings[0].model_copy(update={"target": "node agent.js"})
+    assert served.replay_command(files[0]).startswith("reactfuzz serve --command 'node agent.js'")
     again = _run(loops.careful_but("no-limit"), corpus=corpus, seed=2)
     assert again.replayed == 1 and again.reproduced == 1 and again.known == 1
     fixed = run_loop(LoopConfig(target=first.findings[0].target, loop=loops.careful,

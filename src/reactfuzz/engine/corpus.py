@@ -14,6 +14,7 @@ import base64
 import hashlib
 import json
 import os
+import shlex
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -296,7 +297,14 @@ class Finding(BaseModel):
                 self.cause, self.signature)
 
     def reproduction(self) -> str:
-        """A five-line Python snippet that calls the target on the completion."""
+        """A five-line Python snippet that calls the target on the completion (for a loop's
+        finding, the command that plays its script again)."""
+        if self.script is not None:
+            return "\n".join([
+                "# the loop's finding: its script is in the corpus file; the command replays",
+                "# every file of the corpus first, then searches again",
+                self.replay_command(),
+            ])
         return "\n".join([
             "import base64",
             "from reactfuzz.targets import load_target",
@@ -307,6 +315,15 @@ class Finding(BaseModel):
 
     def replay_command(self, path: str | Path | None = None) -> str:
         """The CLI command that replays this finding."""
+        if self.script is not None:  # ``reactfuzz loop`` or ``serve``: its corpus directory
+            corpus = str(Path(path).parent) if path is not None else "loop_corpus"
+            fmt = f" --format {shlex.quote(self.format)}" if self.format != "bracket" else ""
+            tools = f" --tools {shlex.quote(self.tools)}" if self.tools != "default" else ""
+            if ":" in self.target and not any(c.isspace() for c in self.target):
+                head = f"reactfuzz loop --target {self.target}"
+            else:
+                head = f"reactfuzz serve --command {shlex.quote(self.target)}"
+            return f"{head}{fmt}{tools} --corpus {shlex.quote(corpus)}"
         where = str(path) if path is not None else f"fuzz_corpus/{self.filename}"
         # replay never imports what a corpus file names: a user target or tools module is
         # named on the command line
