@@ -919,9 +919,7 @@ def test_bad_input_in_a_subprocess(case_id: str, tmp_path: Path, python_run: Any
     case = next(c for c in CASES if c.id == case_id)
     _write(tmp_path, case.files)
     env = {**os.environ, **case.env, "PYTHONPATH": str(ROOT / "src")}
-    start = time.perf_counter()
     r = python_run("-m", "reactfuzz", *case.argv, cwd=tmp_path, env=env, timeout=60)
-    assert time.perf_counter() - start < 30
     assert r.returncode == 2, r.stderr
     lines = r.stderr.strip().splitlines()
     assert len(lines) == 1 and case.names in lines[0], r.stderr
