@@ -21,7 +21,8 @@ from reactfuzz.engine.growth import (
     measure_growth,
     quarter,
 )
-from reactfuzz.targets import Target, load_target
+from reactfuzz.model import Step
+from reactfuzz.targets import ParseResult, Target, load_target
 
 
 def test_a_quarter_keeps_both_ends_of_the_text() -> None:
@@ -103,3 +104,32 @@ def test_the_default_budget_finds_a_quadratic_parse_within_its_limit(tmp_path: P
     found = _bounded_time_findings(tmp_path, 2)
     assert len(found) == 1 and "times as long for 4 times the text" in found[0], found
     assert _bounded_time_findings(tmp_path, 1) == []  # as slow, but linear
+
+
+class _Timed(Target):
+    """A target whose parses report fixed wall and CPU times: a machine under load."""
+
+    name, kind = "timed", "callable"
+
+    def __init__(self, long: tuple[float, float], short: tuple[float, float]) -> None:
+        self.times = {True: long, False: short}
+
+    def run(self, completion: str) -> ParseResult:
+        wall, cpu = self.times[len(completion) > 10_000]
+        return ParseResult(step=Step(answer="x"), elapsed=wall, cpu=cpu)
+
+
+def test_a_working_parse_is_compared_on_cpu_time_which_load_does_not_stretch() -> None:
+    text = "Answer: " + "x" * 16376
+    # the long parse was descheduled: 2 s of wall for 0.4 s of CPU; its quarter 0.1 s each
+    loaded = _Timed(long=(2.0, 0.4), short=(0.1, 0.1))
+    growth = measure_growth(loaded, text, loaded.run(text), 0.1)
+    assert growth is not None and not growth.super_linear, growth.describe()
+    # truly quadratic work shows on CPU time as well
+    quadratic = _Timed(long=(1.6, 1.6), short=(0.1, 0.1))
+    growth = measure_growth(quadratic, text, quadratic.run(text), 0.1)
+    assert growth is not None and growth.super_linear
+    # a parse that sleeps (no CPU) is compared on wall time, as before
+    sleeper = _Timed(long=(1.6, 0.0001), short=(0.1, 0.0001))
+    growth = measure_growth(sleeper, text, sleeper.run(text), 0.1)
+    assert growth is not None and growth.super_linear

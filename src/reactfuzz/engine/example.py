@@ -153,7 +153,7 @@ def examine(
     growth = None
     if (isinstance(target, Target) and not result.timed_out
             and any(c.id == "bounded-time" for c in checks)):
-        growth = measure_growth(target, scenario.completion, result.elapsed, time_limit)
+        growth = measure_growth(target, scenario.completion, result, time_limit)
     inp = CheckInput(
         scenario=scenario, fmt=fmt, registry=registry, step=step, outcome=outcome,
         verdict=verdict, error=result.error, timed_out=result.timed_out,

@@ -6,7 +6,10 @@ two lengths do: a linear parser takes about four times as long on four times the
 quadratic one sixteen times. :func:`measure_growth` times the quarter of a long input that
 took a noticeable share of the time limit (its first and last eighths, so the labels and
 the call around a long run stay and only the run shrinks), and :class:`Growth` says
-whether the time grew faster than the length. The time allowed for one parse
+whether the time grew faster than the length. Where the target measures the CPU time of
+its parses and the long parse spent a working share of its time on the CPU (not sleeping
+or waiting), the ratio is taken on CPU time, which a loaded machine does not stretch;
+otherwise on wall time, each try's fastest kept. The time allowed for one parse
 (:func:`~reactfuzz.limits.time_allowed`) is absolute and so depends on the machine; the
 ratio does not, so a quadratic parser shows at lengths where it still keeps within its
 limit.
@@ -15,9 +18,12 @@ limit.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
-from ..targets import Target
+from ..model import Step
+from ..targets import ParseResult, Target
+
+_DONE = Step(answer="")  # the stand-in result of a parse known only by its time
 
 __all__ = ["GROWTH_FLOOR", "GROWTH_MIN_LENGTH", "GROWTH_RATIO", "Growth", "measure_growth",
            "quarter"]
@@ -69,27 +75,53 @@ class Growth:
                 " times as long for 4 times the text (a linear parser takes about 4)")
 
 
-def _seconds(target: Target, text: str) -> float:
-    """The time one parse of ``text`` took; infinite when it ran past its limit."""
-    result = target.run(text)
-    return math.inf if result.timed_out else result.elapsed
+CPU_BOUND = 0.1
+"""The share of a long parse's wall time its CPU time must reach for the parse to count
+as work, and the ratio to be taken on CPU time: a machine four times oversubscribed still
+gives a working parse a quarter of it, while a parse that sleeps or waits spends next to
+none."""
 
 
-def measure_growth(target: Target, text: str, elapsed: float,
+def _work(long_runs: list[ParseResult], short_runs: list[ParseResult]) -> bool:
+    """Whether every parse measured its CPU time and the long ones spent a working share
+    of their wall time on it."""
+    runs = [r for r in long_runs + short_runs if not r.timed_out]
+    return all(r.cpu is not None for r in runs) and all(
+        r.cpu is not None and r.cpu >= CPU_BOUND * r.elapsed for r in long_runs
+        if not r.timed_out)
+
+
+def _seconds(results: list[ParseResult], cpu: bool) -> float:
+    """The fastest of some tries of one parse: CPU or wall seconds; infinite when every
+    try ran past its limit."""
+    times = [(r.cpu if cpu and r.cpu is not None else r.elapsed) for r in results
+             if not r.timed_out]
+    return min(times) if times else math.inf
+
+
+def measure_growth(target: Target, text: str, first: ParseResult | float,
                    time_limit: float) -> Growth | None:
-    """The growth of ``target``'s parse time from the quarter of ``text`` to ``text``, which
-    took ``elapsed`` seconds; None when ``text`` is short or its parse fast.
+    """The growth of ``target``'s parse time from the quarter of ``text`` to ``text``, whose
+    parse gave ``first`` (or took ``first`` seconds); None when ``text`` is short or its
+    parse fast.
 
     The quarter is timed twice and the faster kept (a quarter past the limit makes no
     growth: the time limit is the finding then); a long parse that looks super-linear is
     timed again and the faster kept, so one pause on a loaded machine does not make a
-    finding.
+    finding. CPU time is compared where every parse was work (see the module docstring).
     """
-    if len(text) < GROWTH_MIN_LENGTH or elapsed < GROWTH_FLOOR * time_limit:
+    long_runs = [first if isinstance(first, ParseResult) else ParseResult(
+        step=_DONE, elapsed=first)]
+    if len(text) < GROWTH_MIN_LENGTH or long_runs[0].elapsed < GROWTH_FLOOR * time_limit:
         return None
     short = quarter(text)
-    growth = Growth(len(text), elapsed, len(short),
-                    min(_seconds(target, short), _seconds(target, short)))
+    short_runs = [target.run(short), target.run(short)]
+    cpu = _work(long_runs, short_runs)
+    growth = Growth(len(text), _seconds(long_runs, cpu), len(short),
+                    _seconds(short_runs, cpu))
     if growth.super_linear:
-        growth = replace(growth, seconds=min(elapsed, _seconds(target, text)))
+        long_runs.append(target.run(text))
+        cpu = _work(long_runs, short_runs)
+        growth = Growth(len(text), _seconds(long_runs, cpu), len(short),
+                        _seconds(short_runs, cpu))
     return growth

@@ -12,7 +12,7 @@ import json
 import reprlib
 from collections.abc import Callable, Mapping
 from dataclasses import replace
-from time import perf_counter
+from time import perf_counter, thread_time
 from typing import Any
 
 from ..errors import UsageError
@@ -418,7 +418,7 @@ def _invoke(
     also records the path a returned result took (:func:`~.origin.traced_call`). ``own``
     names reactfuzz directories that count as the target's code (a built-in parser).
     """
-    start = perf_counter()
+    start, cpu_start = perf_counter(), thread_time()
     origin = None
     try:
         if trace:
@@ -427,7 +427,7 @@ def _invoke(
             value = fn(completion)
         step = adapt(value, fmt)
     except catch as exc:
-        elapsed = perf_counter() - start
+        elapsed, cpu = perf_counter() - start, thread_time() - cpu_start
         where = _exception_origin(exc, own)
         path = last_path() if trace else None
         if where is not None and path is not None:  # the lines it ran before it raised
@@ -435,9 +435,11 @@ def _invoke(
         if _is_refusal(exc):
             text = _exception_text(exc).strip() or type(exc).__name__
             return ParseResult(step=_refused(text, kind=_refusal_kind(exc)), elapsed=elapsed,
-                               origin=where)
-        return ParseResult(error=_describe_exception(exc), elapsed=elapsed, origin=where)
-    return ParseResult(step=step, elapsed=perf_counter() - start, origin=origin)
+                               origin=where, cpu=cpu)
+        return ParseResult(error=_describe_exception(exc), elapsed=elapsed, origin=where,
+                           cpu=cpu)
+    return ParseResult(step=step, elapsed=perf_counter() - start, origin=origin,
+                       cpu=thread_time() - cpu_start)
 
 
 def _exception_origin(exc: BaseException, own: tuple[str, ...]) -> Origin | None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import abc
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from ..errors import UsageError
 from ..formats import Format
@@ -33,9 +33,10 @@ class ParseResult:
 
     ``error`` is ``"Type: message"`` when the parser raised something other than a
     refusal (or its worker process died); ``timed_out`` is set when it ran past its time
-    limit; ``elapsed`` is the seconds the call took. ``origin`` says where the parser
-    decided: the frames of what it raised (always), or the path a traced parse took
-    (:meth:`Target.trace`).
+    limit; ``elapsed`` is the seconds the call took, ``cpu`` the CPU seconds of the thread
+    that made it where the target measured them (a busy machine stretches ``elapsed``, not
+    ``cpu``). ``origin`` says where the parser decided: the frames of what it raised
+    (always), or the path a traced parse took (:meth:`Target.trace`).
     """
 
     step: Step | None = None
@@ -43,6 +44,7 @@ class ParseResult:
     timed_out: bool = False
     elapsed: float = 0.0
     origin: Origin | None = None
+    cpu: float | None = field(default=None, compare=False)  # a timing, not an identity
 
     def __post_init__(self) -> None:
         n = (self.step is not None) + (self.error is not None) + bool(self.timed_out)
