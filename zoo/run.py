@@ -143,6 +143,19 @@ def _cell(text: str) -> str:
     return text.replace("|", "&#124;")
 
 
+SHOWN = 300
+"""The most characters of a completion a docs table cell shows (a 160 kB size operator's
+input is named by its length, not pasted)."""
+
+
+def _shown(completion: str) -> str:
+    """A completion as a table cell shows it: JSON-escaped, cut past :data:`SHOWN`."""
+    text = json.dumps(completion)[1:-1]
+    if len(text) <= SHOWN:
+        return text
+    return f"{text[:SHOWN - 60]}… ({len(completion):,} characters)"
+
+
 def parser_sections(default: list[RunResult], tenx: list[RunResult]) -> str:
     """docs/zoo.md's triage sections: per parser, its default-run findings as bugs (each
     with the operators that reached it, the shortest completion, mechanism and tracker),
@@ -178,7 +191,7 @@ def parser_sections(default: list[RunResult], tenx: list[RunResult]) -> str:
                 where = f"`{site['file']}:{site['line']}`" if site else "-"
                 out.append(
                     f"| {klass}{tag} | {bug or '-'} | {_cell(pairs)} | {f.get('count', 1)} |"
-                    f" `{_cell(json.dumps(f['completion'])[1:-1])}` | {where} |"
+                    f" `{_cell(_shown(f['completion']))}` | {where} |"
                     f" {_cell(row.mechanism) if row else ''} |"
                     f" {_cell(row.ground_truth) if row and row.ground_truth else '-'} |")
 
