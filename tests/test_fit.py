@@ -131,7 +131,7 @@ def test_a_misfit_names_the_formats_that_fit() -> None:
 def test_auto_picks_the_format_the_target_reads() -> None:
     choice = choose_format(FuzzConfig(targets=["classic-action-input"], format="auto"))
     assert choice.format == "action-input"
-    assert "picked action-input" in choice.explain()
+    assert "picked action-input" in choice.summary()
     assert "action-input (12/12 calls" in choice.explain()
 
 
@@ -222,3 +222,37 @@ def test_positional_dispatch_passes_the_arguments_the_parser_decoded(
 def test_positional_dispatch_crashes_as_python_binds(step: Step) -> None:
     outcome = dispatch_positional(step, default_registry())
     assert isinstance(outcome, Crashed) and outcome.exc_type == "TypeError"
+
+
+def test_ties_are_broken_by_what_the_format_carries_then_how_specific_it_is() -> None:
+    from reactfuzz.engine.fit import FormatFit, rank_formats, specificity
+
+    same = FormatFit("x", calls=10, calls_read=10, answers=5, answers_read=5)
+    fits = {"t": [same, same]}
+    # listed first, the tag format reads anything as an answer: the stricter one wins
+    assert specificity("bracket") > specificity("tool-call")
+    assert rank_formats(fits, ["tool-call", "bracket"]) == ["bracket", "tool-call"]
+    # more clean calls read beats specificity; the summed shares beat both
+    more = FormatFit("x", calls=12, calls_read=12, answers=5, answers_read=5)
+    assert rank_formats({"t": [more, same]}, ["tool-call", "bracket"])[0] == "tool-call"
+    answers = FormatFit("x", calls=10, calls_read=10, answers=5, answers_read=0)
+    assert rank_formats({"t": [same, answers]}, ["tool-call", "bracket"])[0] == "tool-call"
+
+
+def test_a_partial_best_fit_is_said_in_a_warning() -> None:
+    from reactfuzz.engine.fit import FormatChoice, FormatFit
+
+    partial = FormatFit("bracket", calls=10, calls_read=9, answers=5, answers_read=5)
+    text = FormatChoice("bracket", {"agent:parse": [partial]}).summary()
+    assert text.splitlines()[0] == "format auto: picked bracket (agent:parse: 9/10 calls, 5/5 answers)"
+    assert "warning" in text.splitlines()[1] and "agent:parse (9/10 calls" in text
+    full = FormatFit("bracket", calls=10, calls_read=10, answers=5, answers_read=5)
+    assert "\n" not in FormatChoice("bracket", {"agent:parse": [full]}).summary()
+
+
+def test_the_pick_is_printed_under_quiet_too(cli: Callable[..., Result]) -> None:
+    r = cli("fuzz", "--parser", "classic-action-input", "--format", "auto", "--no-corpus",
+            "--seed", "1", "--max-examples", "2", "--abuse", "clean.render", "-q")
+    assert r.returncode in (0, 1), r.stderr
+    assert "format auto: picked action-input (classic-action-input: 12/12 calls" in r.stderr
+    assert "format auto: classic-action-input:" not in r.stderr  # the table is not, under -q

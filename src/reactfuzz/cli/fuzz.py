@@ -161,6 +161,7 @@ def _resolve_auto_format(config: FuzzConfig, *, quiet: bool) -> FuzzConfig:
     choice = choose_format(config)
     if not quiet:
         print(choice.explain(), file=sys.stderr)
+    print(choice.summary(), file=sys.stderr)  # the pick and any warning, also under -q
     return replace(config, format=choice.format, format_fit=False)
 
 

@@ -97,10 +97,21 @@ class FormatFit:
         return self.rate >= FIT_THRESHOLD
 
     @property
-    def score(self) -> tuple[float, float]:
-        """What ``--format auto`` ranks by: calls read, then answers read (shares)."""
-        answers = self.answers_read / self.answers if self.answers else 1.0
-        return (self.rate, answers)
+    def answer_rate(self) -> float:
+        """The share of the answers read (1 when no answer was probed)."""
+        return self.answers_read / self.answers if self.answers else 1.0
+
+    @property
+    def score(self) -> float:
+        """What ``--format auto`` ranks by: the share of calls read plus the share of
+        answers read (a format that reads every call and no answer is no better than one
+        that reads every answer and a few calls less)."""
+        return self.rate + self.answer_rate
+
+    @property
+    def complete(self) -> bool:
+        """Whether every clean call and every clean answer was read right."""
+        return self.calls_read == self.calls and self.answers_read == self.answers
 
     def counts(self) -> str:
         """``"12/12 calls, 0/8 answers"``."""
@@ -274,43 +285,98 @@ class FormatChoice:
     format: str
     fits: dict[str, list[FormatFit]]
 
+    def picked(self) -> dict[str, FormatFit]:
+        """Each target's fit in the picked format."""
+        return {spec: next(f for f in fits if f.format == self.format)
+                for spec, fits in self.fits.items()}
+
     def explain(self) -> str:
         """One line per target: the acceptance of every built-in format, best first."""
         lines = []
         for spec, fits in self.fits.items():
             ranked = sorted(fits, key=lambda f: f.score, reverse=True)
             lines.append(f"format auto: {spec}: " + "; ".join(map(str, ranked)))
-        lines.append(f"format auto: picked {self.format}")
         return "\n".join(lines)
+
+    def summary(self) -> str:
+        """The pick in one line, and a warning line when it does not read every clean
+        call and answer of some target (printed even under ``-q``)."""
+        picked = self.picked()
+        out = [f"format auto: picked {self.format} ("
+               + "; ".join(f"{spec}: {fit.counts()}" for spec, fit in picked.items()) + ")"]
+        partial = [f"{spec} ({fit.counts()})" for spec, fit in picked.items()
+                   if not fit.complete]
+        if partial:
+            out.append(f"format auto: warning: {self.format} is the best fit but does not read"
+                       f" every clean rendering of {', '.join(partial)}: findings may be the"
+                       " format's, not the target's; describe the protocol in a .toml format"
+                       " (docs/custom-formats.md) or pass --format")
+        return "\n".join(out)
+
+
+def specificity(name: str) -> int:
+    """How many of the other built-in formats' clean renderings ``name``'s grammar refuses
+    or reads otherwise: a stricter format says more about a target that reads it, so it
+    wins a tie. Computed once per process (the built-in grammars on their probes)."""
+    return _specificities().get(name, 0)
+
+
+_SPECIFICITY: dict[str, int] = {}
+
+
+def _specificities() -> dict[str, int]:
+    if not _SPECIFICITY:
+        from ..grammars import grammar_parse
+        from ..tools import default_registry
+
+        registry = default_registry()
+        probes = {n: _probe_scenarios(get_format(n), registry, STRICT, PROBE_EXAMPLES,
+                                      PROBE_SEED) for n in BUILTIN_FORMATS}
+        for name in BUILTIN_FORMATS:
+            fmt = get_format(name)
+            refused = 0
+            for other, scs in probes.items():
+                if other == name:
+                    continue
+                for sc in scs:
+                    step = grammar_parse(sc.completion, fmt)
+                    if step.invalid is not None:
+                        refused += 1
+            _SPECIFICITY[name] = refused
+    return _SPECIFICITY
+
+
+def rank_formats(fits: dict[str, list[FormatFit]], names: list[str]) -> list[str]:
+    """The formats every target fits, best first: by the summed share of calls and answers
+    read right; then by the clean calls read (a format that carries more of the tools'
+    calls, several arguments for one, tests more of the parser); then by specificity; then
+    by name (never by list order alone)."""
+    candidates = [n for i, n in enumerate(names) if all(fs[i].fits for fs in fits.values())]
+
+    def key(name: str) -> tuple[float, int, int, str]:
+        i = names.index(name)
+        return (-sum(fs[i].score for fs in fits.values()),
+                -sum(fs[i].calls_read for fs in fits.values()), -specificity(name), name)
+
+    return sorted(candidates, key=key)
 
 
 def choose_format(config: FuzzConfig) -> FormatChoice:
-    """``--format auto``: probe every built-in format, pick the best fit for every target.
-
-    The pick fits every target and has the highest summed score (ties: registry order);
-    none fitting is a :class:`FormatFitError` listing what each format read.
-    """
+    """``--format auto``: probe every built-in format, pick the best fit for every target
+    (:func:`rank_formats`); none fitting is a :class:`FormatFitError` listing what each
+    format read."""
     registry = load_tools(config.tools, cwd=config.cwd)
     fits = {spec: probe_formats(spec, registry, _dispatcher(config, spec),
                                 policy=config.policy, time_limit=config.time_limit,
                                 cwd=config.cwd)
             for spec in config.targets}
-    names = list(BUILTIN_FORMATS)
-    candidates = [n for i, n in enumerate(names)
-                  if all(fs[i].fits for fs in fits.values())]
-    if not candidates:
+    ranked = rank_formats(fits, list(BUILTIN_FORMATS))
+    if not ranked:
         detail = "; ".join(f"{spec}: " + ", ".join(map(str, fs)) for spec, fs in fits.items())
         raise FormatFitError(
             f"--format auto: no built-in format fits ({detail}); describe the protocol in a"
             " .toml format (see docs/custom-formats.md)")
-
-    def total(name: str) -> tuple[float, float]:
-        i = names.index(name)
-        return (sum(fs[i].score[0] for fs in fits.values()),
-                sum(fs[i].score[1] for fs in fits.values()))
-
-    best = max(candidates, key=lambda n: (total(n), -names.index(n)))
-    return FormatChoice(best, fits)
+    return FormatChoice(ranked[0], fits)
 
 
 def resolve_auto(config: FuzzConfig) -> FuzzConfig:
