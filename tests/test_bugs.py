@@ -94,7 +94,9 @@ def _run(name: str, *, examples: int, abuses: list[str] | None,
                                max_examples=examples, abuses=abuses, cwd=str(TESTS)))
 
 
-@pytest.mark.parametrize("name", sorted(PLANTED))
+@pytest.mark.parametrize("name", [
+    pytest.param(n, marks=() if n in ("bracket", "both_labels") else pytest.mark.slow)
+    for n in sorted(PLANTED)])  # two in the fast tier, every one in the slow
 def test_an_echoing_parser_gives_its_quiet_twins_findings(name: str) -> None:
     """The completion quoted in every error message makes no new bug: at most two more
     findings than the twin that leaves it out, and every planted bug found by both."""
