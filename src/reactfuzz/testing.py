@@ -85,11 +85,29 @@ def parser_suite(
             cache["run"] = run_fuzz(config)
         return cache["run"]
 
+    def detail(run: RunSummary, f: Finding) -> list[str]:
+        from .report import visible
+
+        return [f"    completion: {visible(f.completion, limit=200)}",
+                f"    expected: {f.expected}; observed: {f.observed}",
+                f"    replay: {_replay_line(run, f)}",
+                "    a test for your suite (passes once the parser is fixed):",
+                *("        " + line if line else ""
+                  for line in regression_test(f, _saved(run, f)).splitlines())]
+
+    return _suite("ReactfuzzSuite", f"reactfuzz checks of {target} ({format})", target,
+                  {c: CHECKS[c].description for c in ids}, summary, detail)
+
+
+def _suite(prefix: str, doc: str, target: str, checks: dict[str, str],
+           summary: Callable[[], RunSummary],
+           detail: Callable[[RunSummary, Finding], list[str]]) -> type:
+    """A test class with one test per check id of ``checks`` (id -> description): each
+    fails listing its findings in ``summary()``'s run, ``detail`` lines under each."""
+
     def make(check_id: str) -> Callable[[Any], None]:
         def test(self: Any) -> None:
             import pytest
-
-            from .report import visible
 
             run = summary()
             found = [f for f in run.findings if f.check == check_id]  # notes too, if strict
@@ -99,22 +117,17 @@ def parser_suite(
                      f" (seed {run.seed}; rerun with --reactfuzz-seed {run.seed}):"]
             for f in found:
                 lines.append(f"- [{f.severity}] {f.failure} via {f.abuse}: {f.explanation}")
-                lines.append(f"    completion: {visible(f.completion, limit=200)}")
-                lines.append(f"    expected: {f.expected}; observed: {f.observed}")
-                lines.append(f"    replay: {_replay_line(run, f)}")
-                lines.append("    a test for your suite (passes once the parser is fixed):")
-                lines += ["        " + line if line else ""
-                          for line in regression_test(f, _saved(run, f)).splitlines()]
+                lines += detail(run, f)
             pytest.fail("\n".join(lines), pytrace=False)
 
         test.__name__ = _test_name(check_id)
-        test.__doc__ = CHECKS[check_id].description
+        test.__doc__ = checks[check_id]
         return test
 
-    namespace: dict[str, Any] = {_test_name(c): make(c) for c in ids}
-    namespace["__doc__"] = f"reactfuzz checks of {target} ({format})"
+    namespace: dict[str, Any] = {_test_name(c): make(c) for c in checks}
+    namespace["__doc__"] = doc
     safe = re.sub(r"\W", "_", target)
-    return type(f"ReactfuzzSuite_{safe}", (), namespace)
+    return type(f"{prefix}_{safe}", (), namespace)
 
 
 def _saved(run: RunSummary, finding: Finding) -> str | None:
@@ -216,30 +229,11 @@ def loop_suite(
                 time_limit=time_limit))
         return cache["run"]
 
-    def make(check_id: str) -> Callable[[Any], None]:
-        def test(self: Any) -> None:
-            import pytest
+    def detail(run: RunSummary, f: Finding) -> list[str]:
+        from .textsafe import visible
 
-            from .textsafe import visible
+        return [f"    script: {visible(f.completion, limit=300)}",
+                f"    observed: {f.observed}", f"    fix: {f.fix}"]
 
-            run = summary()
-            found = [f for f in run.findings if f.check == check_id]
-            if not found:
-                return
-            lines = [f"{len(found)} finding(s) of {check_id} against {target}"
-                     f" (seed {run.seed}; rerun with --reactfuzz-seed {run.seed}):"]
-            for f in found:
-                lines.append(f"- [{f.severity}] {f.failure} via {f.abuse}: {f.explanation}")
-                lines.append(f"    script: {visible(f.completion, limit=300)}")
-                lines.append(f"    observed: {f.observed}")
-                lines.append(f"    fix: {f.fix}")
-            pytest.fail("\n".join(lines), pytrace=False)
-
-        test.__name__ = _test_name(check_id)
-        test.__doc__ = LOOP_CHECKS[check_id].description
-        return test
-
-    namespace: dict[str, Any] = {_test_name(c): make(c) for c in ids}
-    namespace["__doc__"] = f"reactfuzz loop checks of {target} ({format})"
-    safe = re.sub(r"\W", "_", target)
-    return type(f"ReactfuzzLoopSuite_{safe}", (), namespace)
+    return _suite("ReactfuzzLoopSuite", f"reactfuzz loop checks of {target} ({format})",
+                  target, {c: LOOP_CHECKS[c].description for c in ids}, summary, detail)
