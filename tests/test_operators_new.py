@@ -9,8 +9,6 @@ and no grammar + typed design is ever judged anything but ok or a protocol note 
 
 from __future__ import annotations
 
-import re
-
 import pytest
 from hypothesis import HealthCheck, Phase, find, given, settings
 from hypothesis.errors import NoSuchExample, Unsatisfiable
@@ -190,13 +188,12 @@ def test_quoted_phrases_catch_a_quote_stripping_parser() -> None:
     assert '"' in sc.completion
 
 
-def test_a_partial_stop_word_is_the_format_s_reading_in_action_input() -> None:
-    # the input runs to the end: `Observ` joins it, and the note blames the protocol
-    sc = find(scenarios(REG, "action-input", abuses=["stop.partial"]),
-              lambda s: not verdict_of("grammar-action-input", s).ok, settings=_settings(100))
-    v = verdict_of("grammar-action-input", sc)
-    assert (v.kind, v.cause) == ("wrong-call", "protocol")
-    assert re.search(r"\nO\w*$", sc.completion)
+def test_a_partial_stop_word_is_not_read_into_the_input_in_action_input() -> None:
+    # the input runs to the end, and the grammar leaves a dangling `Observ` out of it: a
+    # parser that passes it to the tool is at fault (tests/test_partial_stop.py)
+    with pytest.raises((NoSuchExample, Unsatisfiable)):
+        find(scenarios(REG, "action-input", abuses=["stop.partial"]),
+             lambda s: not verdict_of("grammar-action-input", s).ok, settings=_settings(100))
 
 
 @pytest.mark.slow

@@ -43,6 +43,7 @@ __all__ = [
     "grammar_source",
     "lark_parser",
     "parse_transcript",
+    "partial_stop_tail",
 ]
 
 MAX_GRAMMAR_BYTES = 1024 * 1024
@@ -446,13 +447,33 @@ def grammar_parse(completion: str, fmt: Format | str = "bracket", *, fast: bool 
 
     ``fast=False`` skips the regex fast path and always runs Lark (the reference).
     Nesting deeper than Python's recursion limit (JSON arguments ``[[[[...]]]]``) is an
-    invalid step, not a ``RecursionError``.
+    invalid step, not a ``RecursionError``. The first characters of a stop word left at the
+    end of the text (:func:`partial_stop_tail`) are not read: a provider that stopped
+    part-way through the word left them, and they are no part of the step.
     """
     fmt = get_format(fmt)
+    tail = partial_stop_tail(completion, fmt)
+    if tail is not None:
+        completion = completion[:-len(tail)]
     try:
         return _grammar_parse(completion, fmt, fast)
     except RecursionError:
         return Step(invalid=_TOO_DEEP)
+
+
+def partial_stop_tail(completion: str, fmt: Format) -> str | None:
+    """The first characters of one of ``fmt``'s stop words (or of its observation label)
+    that end ``completion`` on a line or after a space of their own (``...\\nObserv``): what a
+    provider leaves when it stops part-way through a stop word split into tokens, or when
+    the length limit falls inside it; ``None`` when the text ends otherwise."""
+    stops = list(fmt.stop) or [f"\n{fmt.labels.observation}:"]
+    for stop in stops:
+        body = stop.lstrip("\n")
+        for k in range(len(body) - 1, 0, -1):
+            part = body[:k]
+            if completion.endswith(part) and completion[:-k].endswith(("\n", " ")):
+                return part
+    return None
 
 
 _TOO_DEEP = Invalid("too-deep", "the text nests brackets too deeply to be read")
