@@ -175,7 +175,8 @@ def parser_sections(default: list[RunResult], tenx: list[RunResult]) -> str:
                 "|" + "---|" * 8]
         seen: set[str] = set()
 
-        def rows(run: RunResult, tag: str = "") -> None:
+        def rows(run: RunResult, tag: str = "", seen: set[str] = seen,
+                 out: list[str] = out) -> None:
             for f in run.findings:
                 klass, bug = classify(run.module, f)
                 key = bug or f"untriaged {f['check']}@{f['abuse']}"
