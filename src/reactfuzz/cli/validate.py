@@ -28,9 +28,6 @@ MAX_WORKERS = 256
 """The most worker processes ``--workers`` starts."""
 
 
-_said = said
-
-
 def count(minimum: int = 1, maximum: int | None = None) -> Callable[[str], int]:
     """An argparse ``type``: a whole number in ``[minimum, maximum]``."""
 
@@ -38,11 +35,11 @@ def count(minimum: int = 1, maximum: int | None = None) -> Callable[[str], int]:
         try:
             value = int(text.strip().replace("_", ""), 10)
         except ValueError:
-            raise argparse.ArgumentTypeError(f"{_said(text)} is not a whole number") from None
+            raise argparse.ArgumentTypeError(f"{said(text)} is not a whole number") from None
         if value < minimum:
-            raise argparse.ArgumentTypeError(f"{_said(value)} is less than {minimum}")
+            raise argparse.ArgumentTypeError(f"{said(value)} is less than {minimum}")
         if maximum is not None and value > maximum:
-            raise argparse.ArgumentTypeError(f"{_said(value)} is more than {maximum}")
+            raise argparse.ArgumentTypeError(f"{said(value)} is more than {maximum}")
         return value
 
     parse.__name__ = "count"
@@ -58,9 +55,9 @@ def number(*, low: float, high: float, low_open: bool = True,
         try:
             value = float(text)
         except ValueError:
-            raise argparse.ArgumentTypeError(f"{_said(text)} is not a number{unit}") from None
+            raise argparse.ArgumentTypeError(f"{said(text)} is not a number{unit}") from None
         if not math.isfinite(value):
-            raise argparse.ArgumentTypeError(f"{_said(text)} is not a finite number{unit}")
+            raise argparse.ArgumentTypeError(f"{said(text)} is not a finite number{unit}")
         if value < low or (low_open and value == low):
             side = "more than" if low_open else "at least"
             raise argparse.ArgumentTypeError(f"{text} must be {side} {low:g}{unit}")

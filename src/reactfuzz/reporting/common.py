@@ -152,13 +152,10 @@ def _exit_meaning(summary: RunSummary) -> str:
 # --------------------------------------------------------------------------------------
 # Making invisible characters visible.
 
-_token = token  # the one sanitiser's character rule (reactfuzz.textsafe)
-
-
 def _free(text: str) -> str:
     """Free text (expected, observed, explanation) on one line with invisible characters
     escaped; backslashes stay single, since only the line structure matters there."""
-    return "".join("\\" if ch == "\\" else _token(ch) for ch in text)
+    return "".join("\\" if ch == "\\" else token(ch) for ch in text)
 
 
 def _chunks(text: str, width: int) -> list[str]:
@@ -166,7 +163,7 @@ def _chunks(text: str, width: int) -> list[str]:
     lines: list[str] = []
     cur, cut = "", 0  # cut: where the line would best end (after an escaped line break)
     for ch in text:
-        t = _token(ch)
+        t = token(ch)
         if cur and len(cur) + len(t) > width:
             at = cut if cut > width // 2 else len(cur)
             lines.append(cur[:at])

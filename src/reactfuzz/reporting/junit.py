@@ -10,6 +10,7 @@ from typing import Any
 from ..corpus import Finding
 from ..engine.advice import advice_for
 from ..results import OperatorStats, RunSummary
+from ..textsafe import token
 from .common import (
     _checks,
     _families,
@@ -18,7 +19,6 @@ from .common import (
     _replay,
     _sorted,
     _targets,
-    _token,
     _write,
     reached_line,
     visible,
@@ -38,7 +38,7 @@ _XML_FORBIDDEN = re.compile(
 def xml_safe(text: str) -> str:
     """``text`` without the characters XML 1.0 forbids (controls, lone surrogates,
     U+FFFE/U+FFFF): each is replaced by its :func:`visible` escape, so nothing is lost."""
-    return _XML_FORBIDDEN.sub(lambda m: _token(m.group()), text)
+    return _XML_FORBIDDEN.sub(lambda m: token(m.group()), text)
 
 
 def _xml_text(text: str) -> str:
