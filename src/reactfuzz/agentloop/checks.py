@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from ..dispatch import Executed, Finished
-from ..formats import Format
+from ..formats import Format, label_pattern
 from ..model import FinalAnswer
 from ..oracle import judge, oracle
 from ..tools import ToolRegistry
@@ -47,13 +47,13 @@ class LoopCheck:
 
 
 def _label_re(word: str | None) -> re.Pattern[str] | None:
-    return None if not word else re.compile(r"(?m)^[ \t]*" + re.escape(word) + r"(?: ?\d+)?:")
+    return None if not word else re.compile(r"(?m)^[ \t]*" + label_pattern([word]))
 
 
 def _observation_after(text: str, fmt: Format) -> str | None:
     """The text of the first observation the model wrote itself in ``text``, if any."""
     word = fmt.labels.observation
-    m = re.search(r"\n" + re.escape(word) + r"(?: ?\d+)?:[ \t]*(.*)", text) if word else None
+    m = re.search(r"\n" + label_pattern([word]) + r"[ \t]*(.*)", text) if word else None
     return m.group(1).strip() if m else None
 
 
@@ -210,15 +210,14 @@ def _answer(run: LoopRun, fmt: Format, registry: ToolRegistry) -> LoopFailure | 
     if turn.acceptable is None:
         return None  # a turn cut by the length limit: returning then is a refusal
     said, message = run.answer.strip(), last.text.strip()
-    if fmt.answer_scope == "message" and message and said.endswith(message):
-        # the format's client hands the model's whole message over (a trace of the earlier
-        # turns may lead it): the message is what is judged
-        said = last.text
-    verdict = judge(Finished(said.strip() if said != last.text else said), turn.acceptable,
-                    registry, completion=last.text, fmt=fmt)
+    # a format whose client hands the model's whole message over (a trace of the earlier
+    # turns may lead it): the message is what is judged
+    whole = fmt.answer_scope == "message" and bool(message) and said.endswith(message)
+    verdict = judge(Finished(last.text if whole else said), turn.acceptable, registry,
+                    completion=last.text, fmt=fmt)
     if verdict.kind == "ok" or verdict.cause != "design":
         return None
-    said = said.strip()
+    said = message if whole else said
     own_words = not said or not any(said in c.text for c in run.calls)
     if own_words and turn.acceptable.rejections:
         return None  # the loop refused a turn the oracle lets it refuse, in its own words

@@ -13,6 +13,9 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from ..llm import split_chunks
+from ..loop import approx_tokens
+
 if TYPE_CHECKING:
     from .fakes import ScriptedModel
 
@@ -81,7 +84,7 @@ def _finish(reason: str) -> str:
 
 
 def _usage(prompt: str, text: str) -> _Usage:
-    p, c = max(1, len(prompt) // 4), len(text) // 4
+    p, c = approx_tokens(prompt), approx_tokens(text)
     return _Usage(p, c, p + c)
 
 
@@ -119,7 +122,7 @@ class Completions:
 
 
 def _chunks(text: str, reason: str, *, chat: bool, size: int = 7) -> Iterator[_Response]:
-    pieces = [text[i:i + size] for i in range(0, len(text), size)] or [""]
+    pieces = split_chunks(text, (size,)) or [""]
     for i, piece in enumerate(pieces):
         last = i == len(pieces) - 1
         choice = (_Choice(delta=_Delta(piece, "assistant" if i == 0 else None),

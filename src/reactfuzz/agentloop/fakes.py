@@ -1,5 +1,8 @@
 """The fakes a loop is driven by: a model that plays a script, and tools that record calls.
 
+The model's provider semantics are :class:`~reactfuzz.llm.FakeLLM`'s, the one fake LLM:
+it plays the script's turns as its source.
+
 The model is also an OpenAI-shaped client (``llm.chat.completions.create``,
 ``llm.completions.create``; :mod:`reactfuzz.agentloop.client`), so a loop written against
 the SDK takes it in place of its client.
@@ -19,7 +22,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..llm import FinishReason, apply_stop
+from ..llm import FakeLLM, FinishReason
 from ..model import Call
 from ..tools import ToolRegistry
 from .script import Script
@@ -83,6 +86,11 @@ class ScriptedModel:
     script: Script
     max_calls: int = 30
     calls: list[ModelCall] = field(default_factory=list)
+    # the provider's semantics (stop, then length) are the fake LLM's own
+    _llm: FakeLLM = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        self._llm = FakeLLM(lambda request: self.script.turn(request.turn).text)
 
     @property
     def chat(self) -> Any:
@@ -104,14 +112,10 @@ class ScriptedModel:
         if index >= self.max_calls:
             raise StepBoundExceeded(f"the loop asked the model {index + 1} times")
         stops = (stop,) if isinstance(stop, str) else tuple(s for s in (stop or ()) if s)
-        turn = self.script.turn(index)
-        text, matched = apply_stop(turn.text, stops)
-        finish: FinishReason = "stop" if matched is not None else "end"
-        limit = options.get("max_chars", turn.max_chars)
-        if limit is not None and len(text) > limit:
-            text, finish = text[:limit], "length"
-        self.calls.append(ModelCall(str(prompt), stops, text, finish, index))
-        return ModelText(text, finish)
+        done = self._llm.complete(str(prompt), stop=stops, max_chars=options.get(
+            "max_chars", self.script.turn(index).max_chars))
+        self.calls.append(ModelCall(str(prompt), stops, done.text, done.finish_reason, index))
+        return ModelText(done.text, done.finish_reason)
 
 
 class FakeTools(dict[str, Any]):

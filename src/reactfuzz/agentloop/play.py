@@ -1,21 +1,20 @@
 """Play one script through the user's loop: ``run(llm, tools, task) -> str``, with fakes.
 
-The loop runs in this process (its fakes record what it does), under a time limit: a
-``SIGALRM`` timer in the main thread (a loop that spins without asking the model ends as
-``timeout``), elsewhere only the model's call bound holds. What came out is a
+The loop runs in this process (its fakes record what it does), under the time limit every
+in-process target has (:func:`~reactfuzz.targets.callables.call_with_alarm`: a ``SIGALRM``
+in the main thread; a loop that spins without asking the model ends as ``timeout``);
+elsewhere only the model's call bound holds. What came out is a
 :class:`LoopRun`: every model call, every tool call, and how the loop ended.
 """
 
 from __future__ import annotations
 
-import contextlib
-import signal
-import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal
 
 from ..targets.adapters import _describe_exception
+from ..targets.callables import SoftTimeout, alarm_usable, call_with_alarm
 from ..tools import ToolRegistry
 from .fakes import FakeTools, ModelCall, ScriptedModel, StepBoundExceeded, ToolCall
 from .script import Script
@@ -41,28 +40,6 @@ class LoopRun:
     max_calls: int = 30
 
 
-class _TimedOut(BaseException):
-    """The loop's time limit ran out."""
-
-
-@contextlib.contextmanager
-def _time_limit(seconds: float) -> Iterator[None]:
-    if threading.current_thread() is not threading.main_thread() or seconds <= 0:
-        yield
-        return
-
-    def expire(signum: int, frame: Any) -> None:
-        raise _TimedOut
-
-    old = signal.signal(signal.SIGALRM, expire)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
-    try:
-        yield
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, old)
-
-
 def play(loop: LoopFn, script: Script, registry: ToolRegistry, *, max_calls: int = 30,
          time_limit: float = 10.0) -> LoopRun:
     """Run ``loop`` once on ``script``: the fake model plays it, fake tools record calls."""
@@ -70,13 +47,17 @@ def play(loop: LoopFn, script: Script, registry: ToolRegistry, *, max_calls: int
     tools = FakeTools(registry, model)
     ended: Ended = "returned"
     answer = error = None
+    def call() -> Any:
+        return loop(model, tools, script.task)
+
     try:
-        with _time_limit(time_limit):
-            result = loop(model, tools, script.task)
+        # the time limit every in-process target has (a SIGALRM in the main thread)
+        limited = time_limit > 0 and alarm_usable()
+        result = call_with_alarm(call, time_limit) if limited else call()
         answer = result if isinstance(result, str) else repr(result)
     except StepBoundExceeded:
         ended = "step-bound"
-    except _TimedOut:
+    except SoftTimeout:
         ended = "timeout"
     except KeyboardInterrupt:
         raise

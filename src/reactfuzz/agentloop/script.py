@@ -184,15 +184,12 @@ def _script(draw: st.DrawFn, kind: str, fmt: Format, registry: ToolRegistry) -> 
         if tool is not None:
             call = draw(valid_calls(registry, tools=[tool]).filter(
                 lambda c: isinstance(c.args[0], str) and len(c.args[0]) >= 2))
-            value = call.args[0]
-            if isinstance(value, str) and len(value) >= 2:
-                base = _step(call, fmt, registry, at + 1, draw(st.sampled_from(_THOUGHTS)))
-                written = json.dumps(value, ensure_ascii=False)[1:-1]
-                pos = base.text.rfind(written)
-                if pos > 0:
-                    cut = draw(st.integers(pos + 1, pos + len(written) - 1))
-                    turns[at] = ScriptTurn(base.text, None, None, max_chars=cut,
-                                           note="length-cut")
+            base = _step(call, fmt, registry, at + 1, draw(st.sampled_from(_THOUGHTS)))
+            written = json.dumps(call.args[0], ensure_ascii=False)[1:-1]
+            pos = base.text.rfind(written)
+            if pos > 0:
+                cut = draw(st.integers(pos + 1, pos + len(written) - 1))
+                turns[at] = ScriptTurn(base.text, None, None, max_chars=cut, note="length-cut")
         if turns[at].note != "length-cut":  # no text argument to cut: cut the last line
             base = turns[at]
             last = base.text.rstrip().rfind("\n") + 1

@@ -12,9 +12,11 @@ replays alone.
 from __future__ import annotations
 
 import hashlib
+import itertools
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from hypothesis import HealthCheck, Phase, Verbosity, given, settings
 from hypothesis import seed as hypothesis_seed
@@ -160,16 +162,14 @@ def to_finding(bug: LoopBug, target: str, fmt: Format, registry: ToolRegistry, t
     )
 
 
+def _arguments(args: tuple[Any, ...], kwargs: dict[str, Any]) -> list[str]:
+    return [*map(repr, args), *(f"{k}={v!r}" for k, v in kwargs.items())]
+
+
 def _observed(run: LoopRun) -> str:
-    shown: list[list[object]] = []  # [call, times] with repeats in a row folded
-    for t in run.tools:
-        args = [repr(a) for a in t.args] + [f"{k}={v!r}" for k, v in t.kwargs.items()]
-        call = f"{t.tool}({', '.join(args)})"
-        if shown and shown[-1][0] == call:
-            shown[-1][1] = int(str(shown[-1][1])) + 1
-        else:
-            shown.append([call, 1])
-    tools = ", ".join(f"{c}" + (f" ×{n}" if n != 1 else "") for c, n in shown) or "none"
+    calls = [f"{t.tool}({', '.join(_arguments(t.args, t.kwargs))})" for t in run.tools]
+    shown = [(call, len(list(repeats))) for call, repeats in itertools.groupby(calls)]
+    tools = ", ".join(c + (f" ×{n}" if n != 1 else "") for c, n in shown) or "none"
     end = {"returned": f"returned {run.answer!r}", "raised": f"raised {run.error}",
            "step-bound": f"still going after {run.max_calls} model calls",
            "timeout": "ran out of time"}[run.ended]

@@ -12,7 +12,7 @@ import signal
 import threading
 from collections.abc import Callable
 from time import perf_counter
-from typing import Any
+from typing import Any, TypeVar
 
 from ..formats import Format, get_format
 from .adapters import _invoke, check_supported
@@ -22,18 +22,24 @@ from .sanitise import sanitise_result
 from .user_code import _parse_callable
 from .worker import FunctionTarget
 
-__all__ = ["CallableTarget", "function_target"]
+__all__ = [
+    "CallableTarget", "SoftTimeout", "alarm_usable", "call_with_alarm", "function_target",
+]
 
-class _SoftTimeout(BaseException):
+class SoftTimeout(BaseException):
     """Raised by the SIGALRM handler; a BaseException so ``except Exception`` lets it pass."""
 
 
-def _alarm_usable() -> bool:
+_T = TypeVar("_T")
+
+
+def alarm_usable() -> bool:
+    """Whether a SIGALRM time limit can be armed here (Unix, the main thread)."""
     return hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread()
 
 
-def _call_with_alarm(call: Callable[[], ParseResult], timeout: float) -> ParseResult:
-    """Run ``call`` with a SIGALRM after ``timeout`` seconds (raises :class:`_SoftTimeout`).
+def call_with_alarm(call: Callable[[], _T], timeout: float) -> _T:
+    """Run ``call`` with a SIGALRM after ``timeout`` seconds (raises :class:`SoftTimeout`).
 
     The handler raises at most once and disarms itself first, so the cleanup below runs
     to completion; a timer somebody else armed (pytest-timeout) is re-armed afterwards.
@@ -43,7 +49,7 @@ def _call_with_alarm(call: Callable[[], ParseResult], timeout: float) -> ParseRe
     def handler(signum: int, frame: Any) -> None:
         if armed[0]:
             armed[0] = False
-            raise _SoftTimeout
+            raise SoftTimeout
 
     start = perf_counter()
     outer_delay, outer_interval = 0.0, 0.0
@@ -108,12 +114,12 @@ class CallableTarget(Target):
                         trace=trace))
 
         limit = self.limit_for(TraceRequest(completion) if trace else completion)
-        if limit is None or not _alarm_usable():
+        if limit is None or not alarm_usable():
             return check_supported(call(), self.name, completion)
         start = perf_counter()
         try:
-            result = _call_with_alarm(call, limit)
-        except _SoftTimeout:
+            result = call_with_alarm(call, limit)
+        except SoftTimeout:
             return ParseResult(timed_out=True, elapsed=perf_counter() - start)
         return check_supported(result, self.name, completion)
 
