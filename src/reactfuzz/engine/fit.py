@@ -23,6 +23,7 @@ with no change here.
 
 from __future__ import annotations
 
+import itertools
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
@@ -353,12 +354,17 @@ def rank_formats(fits: dict[str, list[FormatFit]], names: list[str]) -> list[str
     by name (never by list order alone)."""
     candidates = [n for i, n in enumerate(names) if all(fs[i].fits for fs in fits.values())]
 
-    def key(name: str) -> tuple[float, int, int, str]:
+    def read(name: str) -> tuple[float, int]:
         i = names.index(name)
         return (-sum(fs[i].score for fs in fits.values()),
-                -sum(fs[i].calls_read for fs in fits.values()), -specificity(name), name)
+                -sum(fs[i].calls_read for fs in fits.values()))
 
-    return sorted(candidates, key=key)
+    # specificity costs a probe of every built-in format: asked only where reads tie
+    ranked: list[str] = []
+    for _, tied in itertools.groupby(sorted(candidates, key=read), key=read):
+        group = list(tied)
+        ranked += sorted(group, key=lambda n: (-specificity(n), n)) if len(group) > 1 else group
+    return ranked
 
 
 def choose_format(config: FuzzConfig) -> FormatChoice:
