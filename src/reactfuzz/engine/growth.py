@@ -20,10 +20,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from ..model import Step
 from ..targets import ParseResult, Target
-
-_DONE = Step(answer="")  # the stand-in result of a parse known only by its time
 
 __all__ = ["GROWTH_FLOOR", "GROWTH_MIN_LENGTH", "GROWTH_RATIO", "Growth", "measure_growth",
            "quarter"]
@@ -99,19 +96,17 @@ def _seconds(results: list[ParseResult], cpu: bool) -> float:
     return min(times) if times else math.inf
 
 
-def measure_growth(target: Target, text: str, first: ParseResult | float,
+def measure_growth(target: Target, text: str, first: ParseResult,
                    time_limit: float) -> Growth | None:
     """The growth of ``target``'s parse time from the quarter of ``text`` to ``text``, whose
-    parse gave ``first`` (or took ``first`` seconds); None when ``text`` is short or its
-    parse fast.
+    parse gave ``first``; None when ``text`` is short or its parse fast.
 
     The quarter is timed twice and the faster kept (a quarter past the limit makes no
     growth: the time limit is the finding then); a long parse that looks super-linear is
     timed again and the faster kept, so one pause on a loaded machine does not make a
     finding. CPU time is compared where every parse was work (see the module docstring).
     """
-    long_runs = [first if isinstance(first, ParseResult) else ParseResult(
-        step=_DONE, elapsed=first)]
+    long_runs = [first]
     if len(text) < GROWTH_MIN_LENGTH or long_runs[0].elapsed < GROWTH_FLOOR * time_limit:
         return None
     short = quarter(text)
