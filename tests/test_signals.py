@@ -597,3 +597,30 @@ def test_a_signal_inside_a_gc_callback_is_remembered_not_raised() -> None:
     with pytest.raises(KeyboardInterrupt):  # anywhere else it interrupts at once
         signals._interrupt(_signal.SIGINT, _sys._getframe())
     signals.reset_stop()
+
+
+LATE_SIGNAL = """
+import atexit, os, signal, sys, time
+from reactfuzz import cli
+
+def late():  # a signal while Python shuts down, after the run reported its code
+    os.kill(os.getpid(), signal.{name})
+    time.sleep(0.2)
+
+def main(argv=None):
+    atexit.register(late)
+    return 1
+
+cli.main = main
+cli.entry()
+"""
+
+
+@POSIX
+@pytest.mark.parametrize("name", ["SIGINT", "SIGTERM"])
+def test_a_signal_after_the_run_changes_neither_its_code_nor_its_output(name: str) -> None:
+    r = subprocess.run([sys.executable, "-c", LATE_SIGNAL.format(name=name)],
+                       capture_output=True, text=True, timeout=60,
+                       env={**os.environ, "PYTHONPATH": str(ROOT / "src")})
+    assert r.returncode == 1, (r.returncode, r.stderr)
+    assert r.stderr == "", r.stderr

@@ -10,6 +10,7 @@ abuses, checks, demo).
 
 from __future__ import annotations
 
+import signal
 import sys
 from collections.abc import Sequence
 
@@ -61,7 +62,21 @@ def entry() -> None:
         code = main()
     except KeyboardInterrupt as e:  # outside main's own handling: at its start or end
         code = _interrupted(e)
+    _settled()
     sys.exit(code)
+
+
+def _settled() -> None:
+    """The run is over and its reports are written: a signal now changes nothing. Python
+    gives SIGINT its default action back while it shuts down, so one arriving then would
+    end the process by the signal (-2) instead of the code the run reported."""
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        try:
+            signal.signal(signum, signal.SIG_IGN)
+        except KeyboardInterrupt:  # one that lands right now is as late
+            pass
+        except (ValueError, OSError):  # not the main thread, or no such signal here
+            pass
 
 
 def _interrupted(exc: KeyboardInterrupt) -> int:
