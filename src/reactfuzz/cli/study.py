@@ -26,13 +26,18 @@ def _cmd_study(args: argparse.Namespace) -> int:
     progress = None if args.quiet else ProgressPrinter(
         sys.stderr, verbose=args.verbose,
         color=_progress_color(args))
-    try:
-        result = run_study(designs=args.design or STUDY_DESIGNS,
-                           abuses=_expand_abuses(args.abuse), examples=args.examples,
-                           seed=args.seed, emit=progress)
-    finally:
-        if progress is not None:
-            progress.close()
+    from ..engine.signals import sigterm_interrupts
+
+    # as fuzz and loop do: SIGTERM stops the study as Ctrl-C does, and a signal whose
+    # exception Hypothesis swallowed is raised at the next example
+    with sigterm_interrupts():
+        try:
+            result = run_study(designs=args.design or STUDY_DESIGNS,
+                               abuses=_expand_abuses(args.abuse), examples=args.examples,
+                               seed=args.seed, emit=progress)
+        finally:
+            if progress is not None:
+                progress.close()
     out = Path(args.out)
     _write_text(str(out / "study.md"), render_study_markdown(result))
     write_html(result, str(out / "study.html"))

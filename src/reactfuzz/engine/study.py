@@ -26,6 +26,7 @@ from .config import operator_seed
 from .events import CellFinished, EventSink, StudyFinished, StudyStarted
 from .example import examine
 from .results import StudyCell, StudyResult
+from .signals import check_stop
 
 __all__ = [
     "STUDY_DESIGNS", "DesignFaults", "FormatConclusion", "format_conclusions",
@@ -103,6 +104,7 @@ def _trial(design: Design, registry: ToolRegistry, abuse: str, examples: int,
     parser = get_parser(design.parser, fmt)
 
     def trial(sc: Scenario) -> None:
+        check_stop()  # a signal whose exception was lost inside Hypothesis
         v = examine(sc, parser, fmt, registry, design.dispatcher, [],
                     target_is_grammar=design.parser == "grammar").verdict
         cell.n += 1
