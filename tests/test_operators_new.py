@@ -77,6 +77,7 @@ def test_new_operators_are_registered_after_the_others_and_documented() -> None:
 JSON_FORMATS = {"json-args", "action-input-json", "json-blob", "json-blob-fenced", "tool-call",
                 "function-tag", "dspy-react", "json-bare"}
 TAG_FORMATS = {"tool-call", "function-tag"}
+XML_FORMATS = {"xml-invoke", "xml-function", "xml-tags"}
 APPLIES = {
     # operator: the built-in formats it applies to (from the family's attributes); the
     # others apply to every format
@@ -86,9 +87,10 @@ APPLIES = {
     "json.label-in-string": JSON_FORMATS,
     "content.lenient-json": JSON_FORMATS,
     # a tag format's answer is unmarked text: answer + action is a thought and an action
-    "order.answer-and-action": set(BUILTIN_FORMATS) - TAG_FORMATS - {"json-bare"},
-    # a brace needs a format whose arguments open with one (action-input: a bare line)
-    "prose.lone-brace": set(BUILTIN_FORMATS) - {"action-input"},
+    "order.answer-and-action": set(BUILTIN_FORMATS) - TAG_FORMATS - XML_FORMATS - {"json-bare"},
+    # a brace needs a format whose arguments open with one (action-input: a bare line; the
+    # XML formats: tags)
+    "prose.lone-brace": set(BUILTIN_FORMATS) - {"action-input"} - XML_FORMATS,
     # only where the answer is a finish action
     "prose.plain-answer": {"paper", "json-blob", "json-blob-fenced", "react-single", "dspy-react"},
     "prose.opens-with-stop": {f for f, fmt in BUILTIN_FORMATS.items() if fmt.stop},
@@ -98,8 +100,10 @@ APPLIES = {
     "size.repeated-call-start": set(BUILTIN_FORMATS) - {"json-bare"},
     # only where the action's JSON holds more than the arguments object
     "layout.pretty-action": {"json-blob", "json-blob-fenced", "tool-call", "json-bare"},
-    # a tag, section or bare-JSON format writes no `Label:`: nothing to vary, emphasise or pad
-    **{op: set(BUILTIN_FORMATS) - TAG_FORMATS - {"dspy-react", "json-bare"} for op in (
+    # a tag, XML, section or bare-JSON format writes no `Label:`: nothing to vary, emphasise
+    # or pad
+    **{op: set(BUILTIN_FORMATS) - TAG_FORMATS - XML_FORMATS - {"dspy-react", "json-bare"}
+       for op in (
         "markup.emphasis", "markup.block", "variant.case", "variant.spacing",
         "size.long-run")},
 }
