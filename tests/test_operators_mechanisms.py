@@ -457,3 +457,36 @@ def test_a_call_read_as_a_message_splits_by_how_the_format_reads_the_text() -> N
         signatures[name] = ex.failure.signature
     assert signatures["broken"] == signatures["shape"]
     assert len({signatures[n] for n in ("broken", "unclosed", "swallowed")}) == 3, signatures
+
+
+# --- content.typed-lookalike -------------------------------------------------------------
+
+
+def _guessing_types(fmt: str) -> Reader:
+    """The grammar's reading, each text value then typed by its look (``json.loads``, else
+    the text): what XML and text-protocol readers do that convert without the schema."""
+
+    def read(text: str) -> Step:
+        step = grammar_parse(text, fmt)
+        if step.action is None:
+            return step
+        typed = []
+        for value in step.action.args:
+            try:
+                typed.append(json.loads(value) if isinstance(value, str) else value)
+            except ValueError:
+                typed.append(value)
+        return Step(thought=step.thought, action=Action(
+            step.action.tool, step.action.raw, tuple(typed), step.action.names))
+
+    return read
+
+
+@pytest.mark.parametrize("fmt", ["xml-invoke", "bracket"])
+def test_typed_lookalike_catches_a_reader_that_types_by_look(fmt: str) -> None:
+    sc = _caught(_guessing_types(fmt), fmt, "content.typed-lookalike")
+    assert ">null<" in sc.completion or "[null" in sc.completion  # shrunk to the first
+
+
+def test_typed_lookalike_leaves_a_schema_reader_alone() -> None:
+    _left_alone(_grammar("xml-invoke"), "xml-invoke", "content.typed-lookalike")

@@ -154,20 +154,33 @@ class XmlFamily(Family):
             return Representability(False, "an argument name is not an element name")
         if any(not re.fullmatch(r"[^\"<>\n]+", n) for n in names):
             return Representability(False, "an argument name holds markup or a quote")
-        for name, value in zip(names, call.args):
+        for value in call.args:
             if isinstance(value, (list, tuple, dict, set)):
                 return Representability(False, "the xml family writes text values; a list"
                                                " or object has no one text form")
             text = encode_text(value)
             if value is None:
                 return Representability(False, "a null value has no text form")
-            if "</" in text or self.param_open(fmt, name) in text:
+            if "</" in text:
                 return Representability(False, "a value holds a closing tag")
+            if any(opener in text for opener in self._openers(fmt)):
+                # no escaping: readers that recover an unclosed parameter end a value at
+                # the next opening tag, so the text could start another parameter
+                return Representability(False, "a value holds a parameter's or a call's"
+                                               " opening tag")
+            if fmt.xml_style == "element" and re.search(rf"<{_NAME}>", text):
+                return Representability(False, "a value holds an element's opening tag")
             if text.startswith("\n") or text.endswith("\n") or "\r" in text:
                 return Representability(False, "a line break at a value's edge is layout")
             if text.strip() != text and fmt.xml_style == "equals":
                 return Representability(False, "outer spaces around a value on its own line")
         return Representability(True)
+
+    def _openers(self, fmt: Format) -> tuple[str, ...]:
+        """What opens a parameter or a call in ``fmt``'s style, as a value may not hold it
+        (in the element style any tag does: checked apart)."""
+        return {"invoke": ('<parameter name="', '<invoke name="'),
+                "equals": ("<parameter=", "<function=")}.get(fmt.xml_style, ())
 
     def written_call(self, call: Call, fmt: Format) -> Call:
         names = call.names if call.names is not None else tuple(
