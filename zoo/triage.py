@@ -53,6 +53,11 @@ _J_TAG_ANYWHERE = ("the tag is found anywhere, not only at a line start: a call 
                    " in Qwen's stack the tag is a special token emitted only to call")
 _J_BROKEN_JSON = ("JSON the decoder cannot read inside the tag: the call is skipped (with a"
                   " printed warning) and the text is a plain message; the model broke the JSON")
+_J_XML_ANYWHERE = ("the call's tags are searched anywhere, not only at a line start: a call"
+                   " written inside the think block (or after a line break no reader counts)"
+                   " runs; the wrapper is a special token the model emits only to call, and"
+                   " the server's reasoning parser, when enabled, takes the think block out"
+                   " first")
 _J_DUPLICATE = ("a key given twice: Python's json keeps the last value (RFC 8259 leaves it"
                 " undefined); the framework's prompt never asks for it")
 
@@ -446,6 +451,40 @@ TRIAGE: tuple[Triage, ...] = (
            " not inside 'parameters'; swarms reads only those two keys and runs the intended"
            " call, which the oracle calls wrong",
            "no-wrong-call@extra.duplicate-name"),
+    # ---- SGLang: MinimaxM2Detector and Qwen3CoderDetector (formats xml-invoke, xml-function)
+    *_rows("sglang_minimax", _D, "sglang-minimax-null-strings",
+           "`_convert_param_value_with_types` returns None for the text 'null' whatever the"
+           " parameter's type, and for 'none' or 'nil' too: a search for the word null runs"
+           " with query=None",
+           "no-silent-drop@content.typed-lookalike no-wrong-call@content.typed-lookalike"
+           " no-unvalidated-call@content.typed-lookalike",
+           "vllm-project/vllm issue 39567 and PR 39599 (the same conversion in vLLM's"
+           " MiniMax-M2 parser, fixed there)"),
+    *_rows("sglang_minimax", _J, "xml-call-found-anywhere", _J_XML_ANYWHERE,
+           "no-wrong-call@injected.unicode-line-break no-wrong-call@injected.action-in-thought"
+           " right-rejection@injected.unicode-line-break"),
+    *_rows("sglang_minimax", _J, "xml-unclosed-is-message",
+           "`_extract` needs '</minimax:tool_call>': a block whose closing tag never came is"
+           " normal text, the call markup included (the streaming reader takes it as a call)",
+           "no-hijacked-answer@missing.close-tag"),
+    *_rows("sglang_minimax", _J, "sglang-unknown-tool-dropped",
+           "`parse_base_json` drops a call of a tool the request does not declare (with a"
+           " logged warning) and the message, the call taken out, is empty",
+           "no-hijacked-answer@names.unknown"),
+    *_rows("sglang_qwen3_coder", _D, "sglang-qwen3-coder-null-strings",
+           "`_convert_param_value` returns None for the text 'null' before it looks at the"
+           " schema: a string parameter given the word null gets None",
+           "no-silent-drop@content.typed-lookalike no-wrong-call@content.typed-lookalike"
+           " no-unvalidated-call@content.typed-lookalike",
+           "sgl-project/sglang PR 36835 (keeps 'none' text on string parameters) and"
+           " vllm-project/vllm issue 39567 (the same conversion, fixed in vLLM)"),
+    *_rows("sglang_qwen3_coder", _J, "xml-call-found-anywhere", _J_XML_ANYWHERE,
+           "no-wrong-call@injected.unicode-line-break no-wrong-call@injected.action-in-thought"
+           " right-rejection@injected.unicode-line-break"),
+    *_rows("sglang_qwen3_coder", _J, "xml-crlf-values",
+           "one '\\n' is taken off each edge of a value: with '\\r\\n' line ends the '\\r'"
+           " stays in it (a model writing Windows line endings, which none does by default)",
+           "no-silent-drop@label.crlf no-wrong-call@label.crlf"),
 )
 """Every triaged pattern of the default runs (docs/zoo.md shows the same rows)."""
 
