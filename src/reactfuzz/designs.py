@@ -185,6 +185,7 @@ _FAMILY_DESIGNS: tuple[tuple[str, str], ...] = (
     ("xml-invoke", "lazy <invoke name=...> regex anywhere, values stripped"),
     ("xml-function", "lazy <function=...> regex anywhere, values stripped"),
     ("xml-tags", "the first <tag>...</tag> pair anywhere is the call"),
+    ("pythonic", "[tool(...)] regex anywhere, arguments split on commas"),
 )
 for _fmt, _mistake in _FAMILY_DESIGNS:
     BUILTIN_DESIGNS[f"classic-{_fmt}"] = Design(

@@ -29,6 +29,7 @@ from . import template  # noqa: F401
 from . import sections  # noqa: F401
 from . import bare_json  # noqa: F401
 from . import xml  # noqa: F401
+from . import pythonic  # noqa: F401
 # isort: on
 from .family import FAMILIES
 from .spec import JSON_FIELDS, Format, Labels
@@ -155,6 +156,17 @@ The tool's name is the tag and each parameter its own child tag, with no wrapper
 `<search>` / `<query>VALUE</query>` / `</search>` (Cline-style coding agents). A line
 that opens any tag starts a call, so an answer line cannot start with `<name>`.
 """ + _XML_NOTES
+
+
+_PYTHONIC_NOTES = """\
+Llama 3.2 and Llama 4 tool calls: the whole completion is one Python list of calls,
+`[search(query="Paris"), get_time()]`, each with keyword arguments whose values are
+Python literals (strings in either quotes, numbers, `True`/`False`/`None`, lists and
+dicts); a trailing comma is allowed, as Python allows it. Several calls are parallel
+calls: the first runs. No thought and no label: a completion none of whose lines opens
+a list (`[`, after spaces) is the final answer, all its text. A positional argument, a
+keyword given twice, an expression that is no literal (`f(x=1+1)`, `f(x=y)`), text
+before or after the list are rejected. No stop sequence."""
 
 
 _DSPY_REACT_NOTES = """\
@@ -336,6 +348,18 @@ for _fmt in (
         xml_style="element",
         wrapped=False,
         grammar="xml_bare.lark",
+    ),
+    Format(
+        name="pythonic",
+        description='[tool(key="value"), ...]: a Python list of calls, keyword literals'
+        " (Llama 3.2 / Llama 4); text that opens no list is the answer",
+        notes=_PYTHONIC_NOTES,
+        syntax="pythonic",
+        arguments="python",
+        labels=Labels(answer=None),
+        stop=(),
+        grammar="pythonic.lark",
+        parallel_calls=True,
     ),
     Format(
         name="dspy-react",
