@@ -490,3 +490,28 @@ def test_typed_lookalike_catches_a_reader_that_types_by_look(fmt: str) -> None:
 
 def test_typed_lookalike_leaves_a_schema_reader_alone() -> None:
     _left_alone(_grammar("xml-invoke"), "xml-invoke", "content.typed-lookalike")
+
+
+# --- size.unclosed-argument-run -----------------------------------------------------------
+
+# a call regex with a quantifier over one argument nested in one over the list, '.*'
+# matching commas (DOTALL): the shape of a pythonic reader's pattern (sglang issue 31912)
+NESTED = r"\[(\w+\((\w+=.*,\s*)*(\w+=.*\s*)?\)\s*)+\]"
+
+
+@pytest.mark.slow  # long runs parse for seconds in the grammar's left-alone search
+def test_unclosed_argument_run_writes_what_a_nested_regex_cannot_finish() -> None:
+    import regex
+
+    def long_cut(sc: Scenario) -> bool:
+        return sc.completion.startswith("[f(") and sc.completion.count("=") >= 40
+
+    sc = find(scenarios(REG, "pythonic", abuses=["size.unclosed-argument-run"]), long_cut,
+              settings=_settings(200))
+    assert not sc.completion.rstrip().endswith("]")  # cut: no closing bracket comes
+    # 2^40 ways to split the run: no machine finishes it, whatever its load
+    with pytest.raises(TimeoutError):
+        regex.search(NESTED, sc.completion, regex.DOTALL, timeout=0.2)
+    # the grammar refuses it at once, and a reader of the grammar is left alone
+    assert grammar_parse(sc.completion, "pythonic").invalid is not None
+    _left_alone(_grammar("pythonic"), "pythonic", "size.unclosed-argument-run")

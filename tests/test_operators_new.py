@@ -78,6 +78,7 @@ JSON_FORMATS = {"json-args", "action-input-json", "json-blob", "json-blob-fenced
                 "function-tag", "dspy-react", "json-bare"}
 TAG_FORMATS = {"tool-call", "function-tag"}
 XML_FORMATS = {"xml-invoke", "xml-function", "xml-tags"}
+BARE = {"json-bare", "pythonic"}  # the whole completion is the call: no thought, no label
 APPLIES = {
     # operator: the built-in formats it applies to (from the family's attributes); the
     # others apply to every format
@@ -87,7 +88,7 @@ APPLIES = {
     "json.label-in-string": JSON_FORMATS,
     "content.lenient-json": JSON_FORMATS,
     # a tag format's answer is unmarked text: answer + action is a thought and an action
-    "order.answer-and-action": set(BUILTIN_FORMATS) - TAG_FORMATS - XML_FORMATS - {"json-bare"},
+    "order.answer-and-action": set(BUILTIN_FORMATS) - TAG_FORMATS - XML_FORMATS - BARE,
     # a brace needs a format whose arguments open with one (action-input: a bare line; the
     # XML formats: tags)
     "prose.lone-brace": set(BUILTIN_FORMATS) - {"action-input"} - XML_FORMATS,
@@ -96,13 +97,16 @@ APPLIES = {
     "prose.opens-with-stop": {f for f, fmt in BUILTIN_FORMATS.items() if fmt.stop},
     # calls written as a JSON object of a tool key and an arguments key
     "json.call-shape": {"json-blob", "json-blob-fenced", "tool-call", "json-bare"},
-    # a bare JSON completion has no thought to repeat a call's start in
-    "size.repeated-call-start": set(BUILTIN_FORMATS) - {"json-bare"},
+    # a run of arguments needs a format whose calls carry several
+    "size.unclosed-argument-run": set(BUILTIN_FORMATS) - {"paper", "action-input",
+                                                          "react-single"},
+    # a bare JSON or pythonic completion has no thought to repeat a call's start in
+    "size.repeated-call-start": set(BUILTIN_FORMATS) - BARE,
     # only where the action's JSON holds more than the arguments object
     "layout.pretty-action": {"json-blob", "json-blob-fenced", "tool-call", "json-bare"},
-    # a tag, XML, section or bare-JSON format writes no `Label:`: nothing to vary, emphasise
+    # a tag, XML, section, bare-JSON or pythonic format writes no `Label:`: nothing to vary, emphasise
     # or pad
-    **{op: set(BUILTIN_FORMATS) - TAG_FORMATS - XML_FORMATS - {"dspy-react", "json-bare"}
+    **{op: set(BUILTIN_FORMATS) - TAG_FORMATS - XML_FORMATS - BARE - {"dspy-react"}
        for op in (
         "markup.emphasis", "markup.block", "variant.case", "variant.spacing",
         "size.long-run")},
