@@ -485,6 +485,31 @@ TRIAGE: tuple[Triage, ...] = (
            "one '\\n' is taken off each edge of a value: with '\\r\\n' line ends the '\\r'"
            " stays in it (a model writing Windows line endings, which none does by default)",
            "no-silent-drop@label.crlf no-wrong-call@label.crlf"),
+    *_rows("sglang_pythonic", _D, "sglang-pythonic-redos",
+           "`tool_call_regex` nests `[a-zA-Z]+\\w*=.*,\\s*` (a `.*` that matches commas under"
+           " DOTALL) inside a `*` over the arguments: a call of a few dozen arguments that"
+           " never closes (a length cut) is tried in every split of the run, exponential in"
+           " the arguments; 195 characters pass the one-second limit",
+           "bounded-time@size.unclosed-argument-run",
+           "sgl-project/sglang issue 31912 (the same regex, reported as a ReDoS)"),
+    *_rows("sglang_pythonic", _J, "sglang-call-dropped-empty",
+           "a call the detector cannot use (an unknown tool, or a match `ast` cannot parse) is"
+           " taken out of the message and nothing is returned: the turn is an empty message"
+           " (logged as a warning)",
+           "no-hijacked-answer@names.unknown no-hijacked-answer@malformed.unbalanced-quote"),
+    *_rows("sglang_pythonic", _J, "pythonic-broken-call-is-message",
+           "a list the regex does not match (a bracket missing) is the message text, the"
+           " broken call included",
+           "no-hijacked-answer@malformed.unbalanced-bracket"),
+    *_rows("sglang_pythonic", _J, "pythonic-call-found-anywhere",
+           "the regex searches the whole text: a call list quoted in an answer runs; the"
+           " detector lets text stand before and after a call on purpose",
+           "no-wrong-call@injected.label-in-answer"),
+    *_rows("sglang_pythonic", _J, "pythonic-text-after-call",
+           "text after the call list is kept as the message's text; whether a model-written"
+           " Observation there reaches the transcript is up to the caller",
+           "no-fabricated-observation@fabricated.observation"
+           " no-fabricated-observation@fabricated.observation-no-stop"),
 )
 """Every triaged pattern of the default runs (docs/zoo.md shows the same rows)."""
 
