@@ -515,3 +515,28 @@ def test_unclosed_argument_run_writes_what_a_nested_regex_cannot_finish() -> Non
     # the grammar refuses it at once, and a reader of the grammar is left alone
     assert grammar_parse(sc.completion, "pythonic").invalid is not None
     _left_alone(_grammar("pythonic"), "pythonic", "size.unclosed-argument-run")
+
+
+# --- layout.part-moved --------------------------------------------------------------------
+
+
+def _same_line_only(text: str) -> Step:
+    """A bracket reader whose label takes `[ \\t]*`, not `\\s*`: the value must share the
+    label's line, where the format lets it start on the next one."""
+    m = re.search(r"(?m)^Action:[ \t]*(\w+)\[(.*)\][ \t]*$", text)
+    if m is not None:
+        return Step(action=Action(m.group(1), m.group(2), (m.group(2),)))
+    m = re.search(r"(?m)^Answer:[ \t]*(\S.*)$", text)
+    if m is not None:
+        return Step(answer=m.group(1).strip())
+    return Step(invalid=Invalid("no-action", "no action on a label's line"))
+
+
+def test_part_moved_catches_a_reader_that_wants_the_value_on_the_labels_line() -> None:
+    sc = _caught(_same_line_only, "bracket", "layout.part-moved")
+    assert re.search(r"(?m)^(Action|Answer):\n", sc.completion)
+
+
+def test_part_moved_leaves_the_grammar_alone() -> None:
+    _left_alone(_grammar("bracket"), "bracket", "layout.part-moved")
+    _left_alone(_grammar("action-input-json"), "action-input-json", "layout.part-moved")

@@ -97,6 +97,9 @@ APPLIES = {
     "prose.opens-with-stop": {f for f, fmt in BUILTIN_FORMATS.items() if fmt.stop},
     # calls written as a JSON object of a tool key and an arguments key
     "json.call-shape": {"json-blob", "json-blob-fenced", "tool-call", "json-bare"},
+    # a part moved needs a format that writes labels
+    "layout.part-moved": {"bracket", "paper", "action-input", "json-args", "action-input-json",
+                          "json-blob", "json-blob-fenced", "react-single"},
     # a run of arguments needs a format whose calls carry several
     "size.unclosed-argument-run": set(BUILTIN_FORMATS) - {"paper", "action-input",
                                                           "react-single"},
