@@ -262,6 +262,20 @@ OPERATOR_ADVICE: Final[dict[str, _Fix]] = {
     "prose.plain-answer": _Fix(ANSWER_TEXT, ANSWER_TEXT),
     "prose.opens-with-stop": _Fix(EMPTY_TEXT, EMPTY_TEXT),
     "layout.pretty-action": _Fix(MULTILINE_ARG, MULTILINE_ARG),
+    "layout.part-moved": _Fix(
+        "Read each label's value from the label to the next label line, a line break after"
+        " the label included, and do not require a thought before the action.",
+        "Allow a line break after a label, blank lines between blocks and a completion"
+        " with no thought, as the format does; refusing them drops valid calls."),
+    "content.typed-lookalike": _Fix(
+        "Type each value by the tool's schema, not by its look: a string parameter keeps"
+        " `null`, `None`, `true` or `007` as text.",
+        "Type each value by the tool's schema, not by its look: text that reads as null or"
+        " a number is still a valid string."),
+    "size.unclosed-argument-run": _Fix(
+        "Match one argument at a time with a pattern that cannot match the separator (no"
+        " `.*` inside a repeated group), or parse the call with a grammar or `ast`: an"
+        " unclosed call must fail in linear time.", LINEAR),
 }
 """Per abuse operator: the fix when the design acted on a misreading, and when it refused."""
 
