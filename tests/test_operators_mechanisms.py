@@ -540,3 +540,33 @@ def test_part_moved_catches_a_reader_that_wants_the_value_on_the_labels_line() -
 def test_part_moved_leaves_the_grammar_alone() -> None:
     _left_alone(_grammar("bracket"), "bracket", "layout.part-moved")
     _left_alone(_grammar("action-input-json"), "action-input-json", "layout.part-moved")
+
+
+# --- json.scalar-args --------------------------------------------------------------------
+
+
+def _keys_of_decoded(text: str) -> Step:
+    """The grammar's reading of the action, then the arguments' keys taken as a dict's,
+    whatever the JSON was (lagent's parse_inputs: ``set(inputs)`` after ``json.loads``)."""
+    m = re.search(r"(?m)^Action Input: (.*)$", text)
+    if m is None:
+        return grammar_parse(text, "action-input-json")
+    set(json.loads(m.group(1)))  # TypeError on a number or a bool: the mechanism's crash
+    return grammar_parse(text, "action-input-json")
+
+
+def test_scalar_args_catch_a_reader_that_takes_the_keys_of_any_json() -> None:
+    def crashes(sc: Scenario) -> bool:
+        try:
+            _keys_of_decoded(sc.completion)
+        except TypeError:
+            return True
+        return False
+
+    sc = find(scenarios(REG, "action-input-json", abuses=["json.scalar-args"]), crashes,
+              settings=_settings(60))
+    assert re.search(r"(?m)^Action Input: (42|true)$", sc.completion)
+
+
+def test_scalar_args_leave_the_grammar_alone() -> None:
+    _left_alone(_grammar("action-input-json"), "action-input-json", "json.scalar-args")

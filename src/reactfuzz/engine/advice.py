@@ -262,6 +262,11 @@ OPERATOR_ADVICE: Final[dict[str, _Fix]] = {
     "prose.plain-answer": _Fix(ANSWER_TEXT, ANSWER_TEXT),
     "prose.opens-with-stop": _Fix(EMPTY_TEXT, EMPTY_TEXT),
     "layout.pretty-action": _Fix(MULTILINE_ARG, MULTILINE_ARG),
+    "json.scalar-args": _Fix(
+        "Check that the decoded arguments are an object before taking their keys, and"
+        " refuse anything else (or bind it to the tool's one parameter on purpose).",
+        "Refuse arguments that are no JSON object with a message the model can act on,"
+        " or bind a lone value to the tool's one parameter; never raise."),
     "layout.part-moved": _Fix(
         "Read each label's value from the label to the next label line, a line break after"
         " the label included, and do not require a thought before the action.",
