@@ -134,6 +134,12 @@ TRIAGE: tuple[Triage, ...] = (
            " over lines, as models pretty-print JSON) names the tool from inside the input:"
            " an unknown tool, or another tool run with the first one's arguments",
            "no-silent-drop@content.mixed-text no-wrong-call@content.mixed-text"),
+    *_rows("lagent_react", _D, "lagent-scalar-args-typeerror",
+           "`JsonParser.parse_inputs` takes `set(inputs)` of whatever json.loads returned: a"
+           " number or a bool raises TypeError, which `BaseAction.__call__` (it catches"
+           " ParseError only) lets out, and the agent loop dies where an ARGS_ERROR was due",
+           "no-crash@json.scalar-args",
+           "found by the peer Atheris harness ('Action Input:1') and by json.scalar-args"),
     *_rows("lagent_react", _J, "lagent-greedy-input",
            "`Action Input:(.*)` with DOTALL runs from the first 'Action Input:' to the end:"
            " a thought quoting an inline action makes the real input invalid JSON; lagent"
