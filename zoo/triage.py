@@ -133,7 +133,8 @@ TRIAGE: tuple[Triage, ...] = (
            " argument line that ends in 'Action:' or 'Action: <tool>' (an argument spread"
            " over lines, as models pretty-print JSON) names the tool from inside the input:"
            " an unknown tool, or another tool run with the first one's arguments",
-           "no-silent-drop@content.mixed-text no-wrong-call@content.mixed-text"),
+           "no-silent-drop@content.mixed-text no-wrong-call@content.mixed-text"
+           " no-silent-drop@injected.label-in-argument no-wrong-call@injected.label-in-argument"),
     *_rows("lagent_react", _D, "lagent-scalar-args-typeerror",
            "`JsonParser.parse_inputs` takes `set(inputs)` of whatever json.loads returned: a"
            " number or a bool raises TypeError, which `BaseAction.__call__` (it catches"
