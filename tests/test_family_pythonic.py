@@ -104,3 +104,14 @@ def test_the_grammar_passes_and_the_classic_parser_is_caught(capsys) -> None:
     assert main([*base, "--parser", "grammar"]) == 0, capsys.readouterr().out
     assert main([*base, "--parser", "classic-pythonic"]) == 1
     assert "wrong-call" in capsys.readouterr().out
+
+
+@given(body=st.lists(st.sampled_from(["a", "\\", "x4", "N{nosuchname}", "N{BULLET}", "u12",
+                                       "U0011FFFF", "\x00", "'", '"', "\n", "0", "ud800"]),
+                     max_size=6).map("".join))
+def test_the_grammar_never_raises_on_a_string_python_cannot_read(body: str) -> None:
+    """A literal the grammar's terminal admits but Python refuses (a NUL, a bad escape, a
+    code point past U+10FFFF) is an invalid step, never an exception (the peer harness
+    met a NUL first)."""
+    step = grammar_parse(f'[search(query="{body}")]', "pythonic")
+    assert step.action is not None or step.invalid is not None

@@ -170,9 +170,17 @@ class PythonicFamily(Family):
             value = kw.children[-1]
             span = (value.start_pos, value.end_pos) if isinstance(value, Token) else (
                 value.meta.start_pos, value.meta.end_pos)
+            # a literal the grammar accepted: literal_eval reads it and runs nothing (and
+            # refuses what Python would, such as a '\N{...}' escape with no such name)
+            try:
+                values.append(ast.literal_eval(text[span[0] : span[1]]))
+            except (ValueError, SyntaxError, MemoryError, RecursionError) as e:
+                line, column = name.line or 1, name.column or 1
+                return Step(thought=thought, invalid=Invalid(
+                    "malformed-arg", f"the value of {name.value!r} is no Python literal:"
+                    f" {type(e).__name__}", line, column, (),
+                    caret_context(text, line, column)))
             names.append(name.value)
-            # a literal the grammar accepted: literal_eval reads it and runs nothing
-            values.append(ast.literal_eval(text[span[0] : span[1]]))
         raw = text[call.meta.start_pos : call.meta.end_pos]
         return Step(thought=thought, action=Action(tool.value, raw, tuple(values), tuple(names)))
 
