@@ -570,3 +570,28 @@ def test_scalar_args_catch_a_reader_that_takes_the_keys_of_any_json() -> None:
 
 def test_scalar_args_leave_the_grammar_alone() -> None:
     _left_alone(_grammar("action-input-json"), "action-input-json", "json.scalar-args")
+
+
+# --- size.label-gap-run --------------------------------------------------------------------
+
+# a label with adjacent quantifiers over the same spaces (a step number that may or may not
+# stand between them), searched anywhere: every split of a run is tried before it fails
+ADJACENT = r"Action[ \t]*\d*[ \t]*:[ \t]*(\w+)\[(.*)\]"
+
+
+@pytest.mark.slow  # the left-alone search parses runs of thousands of spaces
+def test_label_gap_run_writes_what_adjacent_quantifiers_take_seconds_on() -> None:
+    import regex
+
+    def long_gap(sc: Scenario) -> bool:
+        return re.search(r"Action[ \t]{8000,}", sc.completion) is not None
+
+    sc = find(scenarios(REG, "bracket", abuses=["size.label-gap-run"]), long_gap,
+              settings=_settings(300))
+    # n spaces split two ways: n^2/2 tries, tens of millions at 8,000 and more; a linear
+    # reader takes microseconds, so a limit of a tenth of a second has room either way
+    with pytest.raises(TimeoutError):
+        regex.search(ADJACENT, sc.completion, timeout=0.1)
+    assert regex.search(r"Action[ \t]*:[ \t]*(\w+)\[(.*)\]", sc.completion, timeout=0.1) \
+        is not None or grammar_parse(sc.completion, "bracket").invalid is not None
+    _left_alone(_grammar("bracket"), "bracket", "size.label-gap-run", n=20)

@@ -113,7 +113,7 @@ APPLIES = {
     **{op: set(BUILTIN_FORMATS) - TAG_FORMATS - XML_FORMATS - BARE - {"dspy-react"}
        for op in (
         "markup.emphasis", "markup.block", "variant.case", "variant.spacing",
-        "size.long-run")},
+        "size.long-run", "size.label-gap-run")},
 }
 
 

@@ -80,7 +80,7 @@ TRIAGE: tuple[Triage, ...] = (
            " no-hijacked-answer@label.case no-hijacked-answer@label.spacing"
            " no-hijacked-answer@label.numbering no-hijacked-answer@label.markdown"
            " no-hijacked-answer@label.leading-space no-hijacked-answer@label.odd-line-break"
-           " no-hijacked-answer@variant.case",
+           " no-hijacked-answer@variant.case no-hijacked-answer@size.label-gap-run",
            "xorbitsai/inference PR 1098 (the same raw-text fallback in another Qwen ReAct"
            " parser, fixed there as a bug)"),
     *_rows("qwen_react", _D, "qwen-json5-fallback-surrogates",
@@ -361,7 +361,8 @@ TRIAGE: tuple[Triage, ...] = (
            " thought included, the subtask's output (documented fallback)",
            "no-hijacked-answer@label.case no-hijacked-answer@label.spacing"
            " no-hijacked-answer@label.numbering no-hijacked-answer@injected.stop-in-argument"
-           " no-hijacked-answer@variant.case no-hijacked-answer@injected.label-in-argument",
+           " no-hijacked-answer@variant.case no-hijacked-answer@injected.label-in-argument"
+           " no-hijacked-answer@size.label-gap-run",
            "xorbitsai/inference PR 1098 (the same raw-text fallback elsewhere)"),
     *_rows("griptape_actions", _J, "griptape-actions-beat-answer",
            "with actions present 'Answer:' is ignored (documented): the action runs",

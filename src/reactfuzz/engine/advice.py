@@ -221,6 +221,10 @@ OPERATOR_ADVICE: Final[dict[str, _Fix]] = {
                                " punctuation included, as the format writes it."),
     "size.long-run": _Fix(LINEAR, "Allow blank lines and trailing spaces around the action"
                           " (strip each line's end before matching)."),
+    "size.label-gap-run": _Fix(
+        "Write each label as one literal with one quantifier where spacing may vary"
+        " (`Action[ \\t]*:`, not `Action\\s*\\d*\\s*:`), or parse with a grammar: a run of"
+        " spaces inside a label must fail in linear time.", LINEAR),
     "size.repeated-call-start": _Fix(
         "Find the action at a line start, once, and read it to its own end (a JSON decoder"
         " on the call, not `Label:[^[]*\\[(.*)\\]` or `<tag>(.*?)</tag>` tried from every"

@@ -12,6 +12,7 @@ refusal down to the shortest run.
 
 from __future__ import annotations
 
+import re
 from functools import lru_cache
 
 from hypothesis import assume
@@ -232,3 +233,36 @@ def _unclosed_argument_run(ctx: Context) -> Writing:
     text = unclosed_call(ctx.fmt, n, thought=False)
     # no call was finished: the text is a message (or refused)
     return Writing(FinalAnswer(text), text, Expectation(ANY_REFUSAL))
+
+
+@register_abuse(
+    "size.label-gap-run", family="size",
+    description="a long run of spaces or tabs inside a label: between its word and its "
+    "colon (`Action      :`), between the words of a two-word label (`Final      Answer:`), "
+    "or after a label word a thought mentions (`x Action      y`)",
+    why="a label pattern with adjacent quantifiers (`Action\\s*\\d*\\s*:`, `Final\\s*Answer\\s*:`) "
+    "splits the run every way before it fails: quadratic in the run, seconds at thousands "
+    "of spaces",
+    expects="the intended call (a label word in a thought is text), or refused where the run "
+    "breaks the label itself; the time is what counts",
+    applies=writes_label("action"), needs="an action label the format writes at a line start",
+    breaks_none_because="the classic patterns put one quantifier where the run is: linear",
+)
+def _label_gap_run(ctx: Context) -> Writing:
+    intent: Intent = ctx.call(lambda t: single_arg_ok(ctx.fmt, t))
+    run = ctx.draw(st.sampled_from([" ", "\t"])) * run_length(ctx)
+    where = ctx.draw(st.sampled_from(["in-thought", "before-colon", "between-words"]))
+    if where == "in-thought":
+        word = ctx.draw(st.sampled_from(_label_words(ctx)))
+        return Writing(intent, ctx.render(intent, thought=f"x {word}{run}y"))
+    text = ctx.render(intent)
+    words = [w for w in ctx.fmt.label_words() if (" " in w) == (where == "between-words")]
+    found = [m for w in words
+             for m in [re.search(rf"(?m)^{re.escape(w)}(?: ?\d+)?:", text)] if m is not None]
+    assume(found)
+    m = ctx.draw(st.sampled_from(found))
+    if where == "before-colon":
+        at = m.end() - 1
+        return Writing(intent, text[:at] + run + text[at:], Expectation(ANY_REFUSAL))
+    gap = text.index(" ", m.start())
+    return Writing(intent, text[:gap] + run + text[gap + 1:], Expectation(ANY_REFUSAL))
