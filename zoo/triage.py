@@ -499,7 +499,7 @@ TRIAGE: tuple[Triage, ...] = (
            " DOTALL) inside a `*` over the arguments: a call of a few dozen arguments that"
            " never closes (a length cut) is tried in every split of the run, exponential in"
            " the arguments; 195 characters pass the one-second limit",
-           "bounded-time@size.unclosed-argument-run",
+           "bounded-time@size.unclosed-argument-run stream-invariance@size.unclosed-argument-run",
            "sgl-project/sglang issue 31912 (the same regex, reported as a ReDoS)"),
     *_rows("sglang_pythonic", _J, "sglang-call-dropped-empty",
            "a call the detector cannot use (an unknown tool, or a match `ast` cannot parse) is"
