@@ -19,7 +19,8 @@ from typing import TYPE_CHECKING, Any
 
 from lark import Token, Tree
 
-from ..model import Action, Call, FinalAnswer, Intent, Invalid, Step, to_jsonable
+from ..model import Action, Call, FinalAnswer, Invalid, Step, to_jsonable
+from .bare_json import BareJsonFamily
 from .family import Family, Representability, caret_context, register_family
 from .json_args import JsonArgsFamily
 
@@ -81,18 +82,12 @@ class PythonicFamily(Family):
                     " label or finish action: start from base = 'pythonic'")
         return None
 
-    # ---- writer
+    # ---- writer: as the bare JSON family, no thought (text before the list would make it
+    # no Python list) and the answer as plain text
 
-    def write_thought(self, text: str, fmt: Format, *, step: int = 1) -> list[str]:
-        """No thought: text before the list would make it no Python list."""
-        return []
-
-    def write_turn(self, intent: Intent, fmt: Format, *, thought: str | None = None,
-                   step: int = 1, quote: bool = False) -> list[str]:
-        return self.write(intent, fmt, step=step, quote=quote)
-
-    def write_answer(self, answer: FinalAnswer, fmt: Format, *, step: int = 1) -> list[str]:
-        return [answer.text]
+    write_thought = BareJsonFamily.write_thought
+    write_turn = BareJsonFamily.write_turn
+    write_answer = BareJsonFamily.write_answer
 
     def write_call(self, call: Call, fmt: Format, *, step: int = 1, quote: bool = False
                    ) -> list[str]:
@@ -147,9 +142,7 @@ class PythonicFamily(Family):
         cont = rf"(?![ \t]*\[|{labels})[^\n]+".replace("/", "\\/")
         return (f"%override CONT: /{cont}/",)
 
-    def read_answer(self, node: Tree, text: str, fmt: Format) -> str:
-        raw = text[node.meta.start_pos : node.meta.end_pos]
-        return "\n".join(line.rstrip() for line in raw.split("\n")).strip()
+    read_answer = BareJsonFamily.read_answer
 
     def read_action(self, node: Tree, text: str, fmt: Format, thought: str) -> Step:
         call = next(c for c in node.children if isinstance(c, Tree) and c.data == "call")
