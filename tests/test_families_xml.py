@@ -155,6 +155,7 @@ def _fuzz(capsys, *args: str) -> tuple[int, str]:
     return code, capsys.readouterr().out
 
 
+@pytest.mark.slow  # three fuzz runs of three operators each
 @pytest.mark.parametrize("fmt", XML)
 def test_the_grammar_passes_and_the_classic_parser_is_caught(capsys, fmt: str) -> None:
     ops = ["--abuse", "clean.render", "--abuse", "injected.action-in-thought",

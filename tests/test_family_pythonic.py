@@ -98,6 +98,7 @@ def test_format_auto_picks_pythonic_for_a_parser_of_it(tmp_path: Path,
     assert choice.format == "pythonic", choice.explain()
 
 
+@pytest.mark.slow  # two fuzz runs
 def test_the_grammar_passes_and_the_classic_parser_is_caught(capsys) -> None:
     ops = ["--abuse", "clean.render", "--abuse", "injected.delimiter"]
     base = ["fuzz", "--format", "pythonic", "--seed", "1", "--no-corpus", "--quiet", *ops]
