@@ -1,0 +1,128 @@
+"""How the bench times: CPU time, in equal-length alternating passes, wall time beside.
+
+The passes are checked on clocks the test drives itself (each item advances a fake CPU
+clock by a known cost, and a fake wall clock by a load factor), so nothing here depends
+on how fast or how loaded the machine is.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+
+import pytest
+
+from reactfuzz.bench.timing import alternate, children_cpu, process_cpu
+
+
+class FakeClocks:
+    """A CPU clock that items advance by their cost, and a wall clock ``load`` times it."""
+
+    def __init__(self, load: float = 3.0) -> None:
+        self.now = 0.0
+        self.load = load
+        self.calls: list[tuple[str, int, int]] = []
+
+    def cpu(self) -> float:
+        return self.now
+
+    def wall(self) -> float:
+        return self.now * self.load
+
+    def side(self, name: str, cost: float):
+        def run(count: int, rnd: int) -> None:
+            self.calls.append((name, count, rnd))
+            self.now += cost * count
+
+        return run
+
+
+def test_passes_are_equal_length_with_one_count_per_side_and_alternate() -> None:
+    clk = FakeClocks(load=3.0)
+    out = alternate({"re": clk.side("re", 1e-6), "grammar": clk.side("grammar", 25e-6)},
+                    5, pass_cpu=0.01, cpu_clock=clk.cpu, wall_clock=clk.wall)
+    re_, grammar = out["re"], out["grammar"]
+    # each side has one count, used in every one of its passes
+    assert {p.count for p in re_.passes} == {re_.count} and len(re_.passes) == 5
+    assert {p.count for p in grammar.passes} == {grammar.count} and len(grammar.passes) == 5
+    # the counts differ so that the passes are of one CPU length
+    assert re_.count == 10_000 and grammar.count == 400
+    for p in (*re_.passes, *grammar.passes):
+        assert p.cpu == pytest.approx(0.01, rel=0.01)
+    # figures are per item, on CPU time; wall time is measured on the same passes
+    assert re_.cpu == pytest.approx(1e-6) and grammar.cpu == pytest.approx(25e-6)
+    assert grammar.wall == pytest.approx(3 * grammar.cpu)
+    # after calibration (round -1) the sides alternate: re, grammar, re, grammar, ...
+    timed = [(name, rnd) for name, _, rnd in clk.calls if rnd >= 0]
+    assert timed == [(n, r) for r in range(5) for n in ("re", "grammar")]
+
+
+def test_a_group_shares_the_length_of_its_longest_item() -> None:
+    clk = FakeClocks()
+    out = alternate({"re": clk.side("re", 1e-3), "big": clk.side("big", 0.05),
+                     "alone": clk.side("alone", 1e-3)},
+                    3, pass_cpu=0.01, groups=[("re", "big")], cpu_clock=clk.cpu,
+                    wall_clock=clk.wall)
+    assert out["big"].count == 1 and out["re"].count == 50  # both passes 50 ms
+    assert out["alone"].count == 10  # not in the group: the usual 10 ms
+
+
+def test_a_workers_cpu_is_added_to_its_side_and_most_caps_the_count() -> None:
+    clk = FakeClocks()
+    worker = [0.0]
+
+    def round_trip(count: int, rnd: int) -> None:  # half the work is the worker's
+        clk.now += 1e-4 * count
+        worker[0] += 1e-4 * count
+
+    out = alternate({"trip": round_trip, "cheap": clk.side("cheap", 1e-6)}, 3,
+                    pass_cpu=0.01, others={"trip": lambda: worker[0]}, most=2_000,
+                    cpu_clock=clk.cpu, wall_clock=clk.wall)
+    assert out["trip"].cpu == pytest.approx(2e-4) and out["trip"].count == 50
+    assert out["cheap"].count == 2_000
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+def test_process_cpu_reads_a_living_process_and_nothing_of_a_gone_one() -> None:
+    first = process_cpu([os.getpid()])
+    assert first is not None
+    end = time.thread_time() + 0.02
+    while time.thread_time() < end:
+        pass
+    second = process_cpu([os.getpid()])
+    assert second is not None and second - first >= 0.015
+    assert process_cpu([2**22 + 12345]) is None
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="forks a child")
+def test_children_cpu_counts_a_child_once_it_has_been_waited_for() -> None:
+    before = children_cpu()
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - the child
+        end = time.thread_time() + 0.03
+        while time.thread_time() < end:
+            pass
+        os._exit(0)
+    os.waitpid(pid, 0)
+    assert children_cpu() - before >= 0.025
+
+
+@pytest.mark.slow
+def test_a_round_trip_counts_the_workers_cpu() -> None:
+    from reactfuzz.bench.timing import worker_cpu
+    from reactfuzz.bench.workloads import TEXT
+    from reactfuzz.targets import load_target
+
+    tgt = load_target("tests.regexagent:parse", "bracket")
+    try:
+        reader = worker_cpu(tgt)
+        if reader is None:
+            pytest.skip("the kernel's per-process CPU figures cannot be read here")
+        before = reader()
+        for _ in range(300):
+            tgt.run(TEXT)
+        assert reader() > before  # the worker parsed, and its CPU shows it
+    finally:
+        tgt.close()
+    assert worker_cpu(tgt) is None  # closed: no worker to read
