@@ -1,4 +1,4 @@
-"""How the bench times: CPU time, in equal-length alternating passes, wall time beside.
+"""How the bench times: CPU time, equal-length alternating passes, wall time beside.
 
 The passes are checked on clocks the test drives itself (each item advances a fake CPU
 clock by a known cost, and a fake wall clock by a load factor), so nothing here depends
@@ -13,6 +13,8 @@ import time
 
 import pytest
 
+from reactfuzz.bench import BenchRow, render_bench
+from reactfuzz.bench.run import BenchResult
 from reactfuzz.bench.timing import alternate, children_cpu, process_cpu
 
 
@@ -81,6 +83,33 @@ def test_a_workers_cpu_is_added_to_its_side_and_most_caps_the_count() -> None:
                     cpu_clock=clk.cpu, wall_clock=clk.wall)
     assert out["trip"].cpu == pytest.approx(2e-4) and out["trip"].count == 50
     assert out["cheap"].count == 2_000
+
+
+def _result() -> BenchResult:
+    result = BenchResult(rounds=7, cpu="x86_64", cores=2, python="3.11",
+                         load_before=(4.1, 2.0, 1.0), load_after=(4.3, 3.0, 1.5))
+    result.rows = [
+        BenchRow("bare re parse", 1.2, "us", 1.0, "itself", "", None, "ref", wall=2.9),
+        BenchRow("parse grammar", 11.0, "us", 9.2, "bare re", "<= 20x", True, "", wall=30.5),
+        BenchRow("first finding: x", 3, "examples", None, "", "<= 100", True, ""),
+    ]
+    return result
+
+
+def test_the_table_has_a_cpu_and_a_wall_column() -> None:
+    md = render_bench(_result(), markdown=True).splitlines()
+    rows = {r[0]: r for r in ([c.strip() for c in line.strip("|").split("|")]
+                              for line in md if line.startswith("| "))}
+    assert rows["measure"][:4] == ["measure", "median (cpu)", "wall", "ratio"]
+    assert rows["parse grammar"][1:4] == ["11.0 us", "30.5 us", "9.20x"]  # CPU, wall beside
+    assert rows["first finding: x"][1:3] == ["3", ""]  # not a time: no wall
+    plain = render_bench(_result()).splitlines()
+    assert plain[2].split()[:4] == ["measure", "median", "(cpu)", "wall"]
+    grammar = next(line for line in plain if line.startswith("parse grammar"))
+    assert grammar.index("11.0 us") < grammar.index("30.5 us")
+    for machine in (md[0], plain[0]):
+        assert "load average" in machine and "4.10 / 2.00 / 1.00 before" in machine
+        assert "CPU time" in machine and "equal-length passes" in machine
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
