@@ -138,20 +138,46 @@ def test_children_cpu_counts_a_child_once_it_has_been_waited_for() -> None:
 
 
 @pytest.mark.slow
-def test_a_round_trip_counts_the_workers_cpu() -> None:
+def test_a_round_trip_counts_the_workers_cpu(tmp_path) -> None:
     from reactfuzz.bench.timing import worker_cpu
     from reactfuzz.bench.workloads import TEXT
     from reactfuzz.targets import load_target
 
-    tgt = load_target("tests.regexagent:parse", "bracket")
+    (tmp_path / "busyparser.py").write_text(
+        "import time\n\n\ndef parse(text):\n"
+        "    end = time.thread_time() + 0.001  # a millisecond of the worker's CPU a call\n"
+        "    while time.thread_time() < end:\n        pass\n"
+        "    return ('final', text)\n", encoding="utf-8")
+    tgt = load_target("busyparser:parse", "bracket", cwd=tmp_path)
     try:
         reader = worker_cpu(tgt)
         if reader is None:
             pytest.skip("the kernel's per-process CPU figures cannot be read here")
         before = reader()
-        for _ in range(300):
+        for _ in range(50):
             tgt.run(TEXT)
-        assert reader() > before  # the worker parsed, and its CPU shows it
+        assert reader() - before >= 0.045  # the worker's 50 ms show, none of it this thread's
     finally:
         tgt.close()
     assert worker_cpu(tgt) is None  # closed: no worker to read
+
+
+def test_collect_starts_each_pass_from_a_collected_heap_with_the_collector_off(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    import gc
+
+    clk = FakeClocks()
+    collected: list[bool] = []
+    during: list[bool] = []
+    monkeypatch.setattr(gc, "collect", lambda *a: collected.append(True) or 0)
+
+    def side(count: int, rnd: int) -> None:
+        during.append(gc.isenabled())
+        clk.now += 1e-3 * count
+
+    assert gc.isenabled()
+    alternate({"a": side}, 4, pass_cpu=0.01, collect=True, cpu_clock=clk.cpu,
+              wall_clock=clk.wall)
+    timed_passes = len(during) - 1  # less the untimed warm-up item
+    assert len(collected) == timed_passes and timed_passes >= 4
+    assert not any(during[1:]) and gc.isenabled()  # off while timed, back on after

@@ -87,8 +87,10 @@ def repeat(fn: Callable[[], object]) -> Side:
 
 def _timed(side: Side, count: int, rnd: int, other: Callable[[], float] | None,
            cpu_clock: Callable[[], float], wall_clock: Callable[[], float],
-           no_gc: bool) -> Pass:
+           no_gc: bool, collect: bool = False) -> Pass:
     """One pass of ``count`` items; ``other`` adds a worker's CPU over the same pass."""
+    if collect:  # untimed: every pass starts from the same heap
+        gc.collect()
     before = other() if other is not None else 0.0
     enabled = gc.isenabled()
     if no_gc:  # as timeit does: a collection mid-pass would charge it for the whole heap
@@ -107,13 +109,13 @@ def _timed(side: Side, count: int, rnd: int, other: Callable[[], float] | None,
 
 def _calibrate(side: Side, budget: float, other: Callable[[], float] | None,
                cpu_clock: Callable[[], float], wall_clock: Callable[[], float],
-               no_gc: bool) -> float:
+               no_gc: bool, collect: bool) -> float:
     """CPU seconds per item: one warm-up item (compiled grammars, caches), then doubling
     counts until a pass takes ``budget``; the last pass decides."""
     side(1, -1)
     count = 1
     while True:
-        p = _timed(side, count, -1, other, cpu_clock, wall_clock, no_gc)
+        p = _timed(side, count, -1, other, cpu_clock, wall_clock, no_gc, collect)
         if p.cpu >= budget or count >= 1 << 24:
             return max(p.cpu, 1e-9) / count
         count = count * 2 if p.cpu <= 0 else max(count + 1, min(
@@ -123,7 +125,7 @@ def _calibrate(side: Side, budget: float, other: Callable[[], float] | None,
 def alternate(sides: Mapping[str, Side], rounds: int, *, pass_cpu: float = PASS_CPU,
               groups: Sequence[Sequence[str]] = (),
               others: Mapping[str, Callable[[], float]] | None = None,
-              most: int | None = None, no_gc: bool = True,
+              most: int | None = None, no_gc: bool = True, collect: bool = False,
               cpu_clock: Callable[[], float] = time.thread_time,
               wall_clock: Callable[[], float] = time.perf_counter) -> dict[str, Timing]:
     """Time every side in ``rounds`` alternating passes of ``pass_cpu`` CPU seconds each.
@@ -134,11 +136,16 @@ def alternate(sides: Mapping[str, Side], rounds: int, *, pass_cpu: float = PASS_
     longer than ``pass_cpu``, all their passes are as long as that item. ``others`` gives,
     for a side whose work partly runs in another process, a reader of that process's CPU
     seconds; what it reads more after a pass than before is added to the pass.
-    ``no_gc`` turns the cyclic garbage collector off during each pass.
+
+    ``no_gc`` turns the cyclic garbage collector off during each pass, as timeit does: a
+    full collection that happens to fall in a pass charges it for the whole heap, others'
+    objects included (a tenth of a second and more once Hypothesis has run). ``collect``
+    also collects before each pass, untimed, so each starts from the same heap: for sides
+    that make much garbage of their own (Hypothesis runs).
     """
     others = others or {}
-    cost = {k: _calibrate(fn, pass_cpu / 4, others.get(k), cpu_clock, wall_clock, no_gc)
-            for k, fn in sides.items()}
+    cost = {k: _calibrate(fn, pass_cpu / 4, others.get(k), cpu_clock, wall_clock, no_gc,
+                          collect) for k, fn in sides.items()}
     length = dict.fromkeys(sides, pass_cpu)
     for group in groups:
         longest = max([pass_cpu, *(cost[k] for k in group)])
@@ -151,7 +158,7 @@ def alternate(sides: Mapping[str, Side], rounds: int, *, pass_cpu: float = PASS_
     for rnd in range(rounds):
         for k, fn in sides.items():
             passes[k].append(_timed(fn, counts[k], rnd, others.get(k), cpu_clock,
-                                    wall_clock, no_gc))
+                                    wall_clock, no_gc, collect))
     return {k: Timing(statistics.median(p.cpu / p.count for p in ps),
                       statistics.median(p.wall / p.count for p in ps), counts[k], tuple(ps))
             for k, ps in passes.items()}

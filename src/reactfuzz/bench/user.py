@@ -16,6 +16,7 @@ costs is measured apart and taken out).
 
 from __future__ import annotations
 
+import gc
 import statistics
 from collections.abc import Callable
 
@@ -118,6 +119,7 @@ def user_target_rows(spec: str, fmt: str, *, quick: bool, rounds: int,
     for _ in range(1 if quick else 3):
         for size in per:
             cfg.batch = size
+            gc.collect()  # from a collected heap, as every exploration the bench times
             before = children_cpu()
             r = explore(cfg)
             worker = max(0.0, children_cpu() - before - startup)
