@@ -181,3 +181,14 @@ def test_collect_starts_each_pass_from_a_collected_heap_with_the_collector_off(
     timed_passes = len(during) - 1  # less the untimed warm-up item
     assert len(collected) == timed_passes and timed_passes >= 4
     assert not any(during[1:]) and gc.isenabled()  # off while timed, back on after
+
+
+def test_least_sets_the_fewest_items_a_pass_and_its_calibration_hold() -> None:
+    clk = FakeClocks()
+    out = alternate({"slow": clk.side("slow", 0.05), "fast": clk.side("fast", 1e-4)}, 2,
+                    pass_cpu=0.01, least=20, cpu_clock=clk.cpu, wall_clock=clk.wall)
+    for name in ("slow", "fast"):  # the warm-up item, then passes of at least 20 items
+        calibrating = [count for n, count, rnd in clk.calls if rnd == -1 and n == name]
+        assert calibrating[0] == 1 and min(calibrating[1:]) >= 20
+    assert out["slow"].count == 20  # longer than a pass, but never fewer than 20 items
+    assert out["fast"].count == 100

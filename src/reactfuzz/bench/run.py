@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from hypothesis import strategies as st
 
 from .timing import (
+    HYPOTHESIS_LEAST,
     HYPOTHESIS_MOST,
     HYPOTHESIS_PASS_CPU,
     PASS_CPU,
@@ -174,6 +175,7 @@ def run_bench(*, quick: bool = False, rounds: int = 7, target: str | None = None
     rounds = 3 if quick else rounds
     pass_cpu = PASS_CPU * (0.05 if quick else 1.0)  # of a parser side
     hyp_cpu = HYPOTHESIS_PASS_CPU * (0.05 if quick else 1.0)  # of a Hypothesis side
+    least = 3 if quick else HYPOTHESIS_LEAST  # examples in a Hypothesis pass, at least
     result = BenchResult(rounds=rounds, quick=quick, cpu=os.uname().machine,
                          cores=os.cpu_count() or 1, python=platform.python_version(),
                          load_before=_load(), pass_cpu=pass_cpu)
@@ -291,7 +293,8 @@ def run_bench(*, quick: bool = False, rounds: int = 7, target: str | None = None
                    "pipeline, size too": _examples(scenarios(reg, bracket, abuses=sized),
                                                    pipeline),
                    "floor": _examples(st.integers(), lambda x: None)},
-                  max(3, rounds // 2 + 1), pass_cpu=hyp_cpu, most=HYPOTHESIS_MOST, collect=True)
+                  max(3, rounds // 2 + 1), pass_cpu=hyp_cpu, least=least, most=HYPOTHESIS_MOST,
+                  collect=True)
     result.passes.update((f"examples: {k}", t.count) for k, t in h.items())
     comp, pipe, every, floor = (h[k] for k in ("composite", "pipeline", "pipeline, size too",
                                                "floor"))
@@ -323,7 +326,7 @@ def run_bench(*, quick: bool = False, rounds: int = 7, target: str | None = None
     plain_strategy = from_lark(lark_parser(bracket), start="transcript")
     tr = alternate({"ours": _examples(transcripts(bracket), ours.append),
                     "plain": _examples(plain_strategy, plain.append)},
-                   3, pass_cpu=hyp_cpu, most=HYPOTHESIS_MOST, collect=True)
+                   3, pass_cpu=hyp_cpu, least=least, most=HYPOTHESIS_MOST, collect=True)
     result.passes.update((f"transcripts: {k}", t.count) for k, t in tr.items())
     t_ours, t_plain = tr["ours"].cpu, tr["plain"].cpu
 

@@ -28,6 +28,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 __all__ = [
+    "HYPOTHESIS_LEAST",
+    "HYPOTHESIS_MOST",
     "HYPOTHESIS_PASS_CPU",
     "PASS_CPU",
     "Pass",
@@ -45,6 +47,10 @@ slices, so a slice taken by others' work changes little)."""
 
 HYPOTHESIS_PASS_CPU = 0.5
 """CPU seconds one pass of a Hypothesis side takes (hundreds of examples)."""
+
+HYPOTHESIS_LEAST = 20
+"""The fewest examples a Hypothesis pass, or its calibration, draws: examples differ, and
+a count calibrated on one or two of them is whatever those happened to cost."""
 
 HYPOTHESIS_MOST = 500
 """The most examples one Hypothesis pass draws. Hypothesis makes its first tenth of a
@@ -109,11 +115,11 @@ def _timed(side: Side, count: int, rnd: int, other: Callable[[], float] | None,
 
 def _calibrate(side: Side, budget: float, other: Callable[[], float] | None,
                cpu_clock: Callable[[], float], wall_clock: Callable[[], float],
-               no_gc: bool, collect: bool) -> float:
-    """CPU seconds per item: one warm-up item (compiled grammars, caches), then doubling
-    counts until a pass takes ``budget``; the last pass decides."""
+               no_gc: bool, collect: bool, least: int) -> float:
+    """CPU seconds per item: one warm-up item (compiled grammars, caches), then growing
+    counts from ``least`` until a pass takes ``budget``; the last pass decides."""
     side(1, -1)
-    count = 1
+    count = max(1, least)
     while True:
         p = _timed(side, count, -1, other, cpu_clock, wall_clock, no_gc, collect)
         if p.cpu >= budget or count >= 1 << 24:
@@ -125,13 +131,16 @@ def _calibrate(side: Side, budget: float, other: Callable[[], float] | None,
 def alternate(sides: Mapping[str, Side], rounds: int, *, pass_cpu: float = PASS_CPU,
               groups: Sequence[Sequence[str]] = (),
               others: Mapping[str, Callable[[], float]] | None = None,
-              most: int | None = None, no_gc: bool = True, collect: bool = False,
+              least: int = 1, most: int | None = None, no_gc: bool = True,
+              collect: bool = False,
               cpu_clock: Callable[[], float] = time.thread_time,
               wall_clock: Callable[[], float] = time.perf_counter) -> dict[str, Timing]:
     """Time every side in ``rounds`` alternating passes of ``pass_cpu`` CPU seconds each.
 
     Each side is calibrated once and gets the count of items that fills one pass (at
-    least one, at most ``most``); every pass of a side then has that count. The sides of
+    least ``least``, at most ``most``); every pass of a side then has that count. Sides
+    whose items differ (Hypothesis examples) need a ``least`` of several: one item
+    would calibrate on whatever it happened to be. The sides of
     one of ``groups`` are compared with each other: when one item of one of them takes
     longer than ``pass_cpu``, all their passes are as long as that item. ``others`` gives,
     for a side whose work partly runs in another process, a reader of that process's CPU
@@ -145,13 +154,13 @@ def alternate(sides: Mapping[str, Side], rounds: int, *, pass_cpu: float = PASS_
     """
     others = others or {}
     cost = {k: _calibrate(fn, pass_cpu / 4, others.get(k), cpu_clock, wall_clock, no_gc,
-                          collect) for k, fn in sides.items()}
+                          collect, least) for k, fn in sides.items()}
     length = dict.fromkeys(sides, pass_cpu)
     for group in groups:
         longest = max([pass_cpu, *(cost[k] for k in group)])
         for k in group:
             length[k] = longest
-    counts = {k: max(1, round(length[k] / cost[k])) for k in sides}
+    counts = {k: max(1, least, round(length[k] / cost[k])) for k in sides}
     if most is not None:
         counts = {k: min(most, n) for k, n in counts.items()}
     passes: dict[str, list[Pass]] = {k: [] for k in sides}
