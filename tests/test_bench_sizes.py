@@ -74,3 +74,16 @@ def test_bench_sizes_cli_prints_every_exponent(tmp_path, capsys) -> None:
     out = capsys.readouterr().out
     assert "grammar transcript" in out and "relative exponent" in out
     assert md.read_text().startswith("| parser |")
+
+
+def test_sizes_table_prints_cpu_times_and_the_wall_time_beside() -> None:
+    from reactfuzz.bench.sizes import SizeSeries
+
+    s = SizeSeries("grammar", "long thought", "bytes", [1_000, 10_000, 100_000],
+                   [1e-5, 1e-4, 1e-3], [1e-6, 1e-5, 1e-4], True, [3e-5, 3e-4, 4.5e-3])
+    md = render_sizes([s], markdown=True).splitlines()
+    header = [c.strip() for c in md[0].strip("|").split("|")]
+    row = [c.strip() for c in md[2].strip("|").split("|")]
+    assert header[2:4] == ["cpu time at each size", "wall, largest"]
+    assert row[2].endswith("100 kB 1.0 ms") and row[3] == "4.5 ms"
+    assert row[4] == "1.00" and row[-1] == "yes"

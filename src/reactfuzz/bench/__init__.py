@@ -1,11 +1,12 @@
 """``reactfuzz bench``: the costs that decide how much a fuzz suite finds per minute.
 
-Everything is measured side by side in one process, in alternating rounds (machines are
-noisy), and reported as medians and as ratios to an in-run reference -- a bare ``re``
-parse of the same completions, or a hand-written composite Hypothesis strategy -- never
-as absolute promises. Each row says which target it is held to and whether it met it,
-and the run records the machine's load average before and after, since others' work on
-a shared machine moves the figures.
+Everything is measured side by side in one process, in alternating rounds of
+equal-length passes on CPU time (machines are noisy, and a loaded one stretches wall time
+unevenly), and reported as medians, with the wall time beside them, and as ratios to an
+in-run reference -- a bare ``re`` parse of the same completions, or a hand-written
+composite Hypothesis strategy -- never as absolute promises. Each row says which target
+it is held to and whether it met it, and the run records the machine's load average
+before and after, since others' work on a shared machine moves the figures.
 
 The grammar parser is timed on four workloads, each against a bare ``re`` on the same
 texts: the one canonical completion (for continuity with earlier runs), realistic
@@ -20,9 +21,10 @@ operator's completions, and optionally a JSON Lines file of the user's own compl
 one completion per round trip to its worker against a batch, and exploration with and
 without batches, held to a ratio of the own parse.
 
-Modules: :mod:`.run` (the measurements and the table), :mod:`.sizes` (growth with size),
-:mod:`.user` (a user's target) and :mod:`.workloads` (the texts parsed: canonical,
-realistic runs, the user's file).
+Modules: :mod:`.run` (the measurements and the table), :mod:`.timing` (CPU time in
+equal-length alternating passes), :mod:`.sizes` (growth with size), :mod:`.user` (a
+user's target) and :mod:`.workloads` (the texts parsed: canonical, realistic runs, the
+user's file).
 This facade keeps the import paths.
 """
 

@@ -7,15 +7,21 @@ one completion per round trip (what a Hypothesis example pays), a batch per roun
 (what exploration pays), and exploration per scenario with and without batches. The
 held target is a ratio measured in the same run: exploration per scenario within 15x
 the parser's own parse.
+
+Times are CPU time of both processes: this one's thread, and the worker's own, read from
+the kernel while it runs (round trips) or from ``RUSAGE_CHILDREN`` once it has ended
+(explorations, which start and stop their own worker: what starting and stopping one
+costs is measured apart and taken out).
 """
 
 from __future__ import annotations
 
+import gc
 import statistics
-import time
 from collections.abc import Callable
 
-from .run import BenchRow, _alternating
+from .run import BenchRow
+from .timing import PASS_CPU, alternate, children_cpu, repeat, worker_cpu
 from .workloads import TEXT
 
 __all__ = ["EXPLORE_RATIO", "user_target_rows"]
@@ -48,6 +54,20 @@ def _in_process(spec: str, fmt: str) -> tuple[Callable[[str], object], Callable[
     return own.run, bare
 
 
+def _startup_cpu(spec: str, fmt: str) -> float:
+    """CPU seconds child processes use to start and stop the target's worker (the import
+    probe and the worker's start included): the median of three, zero for a target that
+    starts none. An exploration's worker pays it once besides its loop."""
+    from ..targets import load_target
+
+    costs = []
+    for _ in range(3):
+        before = children_cpu()
+        load_target(spec, fmt).close()
+        costs.append(children_cpu() - before)
+    return statistics.median(costs)
+
+
 def user_target_rows(spec: str, fmt: str, *, quick: bool, rounds: int,
                      abuses: list[str] | None,
                      say: Callable[[str], None]) -> list[BenchRow]:
@@ -59,52 +79,69 @@ def user_target_rows(spec: str, fmt: str, *, quick: bool, rounds: int,
     own, bare = _in_process(spec, fmt)
     tgt = load_target(spec, fmt)
     batch = [TEXT] * BATCH
-    calls = 40 if quick else 2000
+    reader = worker_cpu(tgt)
+    both = {"one": reader, "batch": reader} if reader is not None else {}
+    whose = ("CPU of both processes" if reader is not None else
+             "this process's CPU" if getattr(tgt, "worker_pid", None) is None else
+             "this process's CPU only (the worker's cannot be read here)")
     try:
-        med = _alternating({"own": lambda: own(TEXT), "bare": bare,
-                            "one": lambda: tgt.run(TEXT), "batch": lambda: tgt.run_many(batch)},
-                           {"own": calls, "bare": calls, "one": calls,
-                            "batch": max(1, calls // BATCH)}, rounds)
+        med = alternate({"own": repeat(lambda: own(TEXT)), "bare": repeat(bare),
+                         "one": repeat(lambda: tgt.run(TEXT)),
+                         "batch": repeat(lambda: tgt.run_many(batch))},
+                        rounds, pass_cpu=PASS_CPU * (0.05 if quick else 1.0), others=both)
     finally:
         tgt.close()
-    own_s, one_s, batch_s = med["own"], med["one"], med["batch"] / BATCH
+    own_s, one_s, batch_s = med["own"].cpu, med["one"].cpu, med["batch"].cpu / BATCH
     rows = [
         BenchRow(f"{spec}: own parse in process", own_s * 1e6, "us", 1.0, "itself", "", None,
                  f"the worker's call and adaptation, no process; the bare call"
-                 f" {med['bare'] * 1e6:.1f} us"),
+                 f" {med['bare'].cpu * 1e6:.1f} us; {med['own'].count:,} calls a pass",
+                 wall=med["own"].wall * 1e6),
         BenchRow(f"{spec}: one completion per round trip", one_s * 1e6, "us", one_s / own_s,
-                 "own parse", "", None, "what each Hypothesis example pays"),
+                 "own parse", "", None, f"what each Hypothesis example pays; {whose};"
+                 f" {med['one'].count:,} a pass", wall=med["one"].wall * 1e6),
         BenchRow(f"{spec}: batched round trip, per completion", batch_s * 1e6, "us",
                  batch_s / own_s, "own parse", "", None,
                  f"{BATCH} completions a message; {one_s / batch_s:.1f}x less than one at a"
-                 " time"),
+                 f" time; {whose}; {med['batch'].count:,} batches a pass",
+                 wall=med["batch"].wall / BATCH * 1e6),
     ]
     # exploration with and without batches, alternating; the loop alone (no shrinking)
     say(f"exploring {spec}")
     cfg = ExploreConfig(target=spec, format=fmt, scenarios=400 if quick else 20_000, seed=1,
                         pool_per_operator=2 if quick else 10, abuses=abuses, shrink=False)
+    # both explorations run the same scenarios (their failing counts are compared), so
+    # their passes are of one count, not one length
     per: dict[int, list[float]] = {1: [], BATCH: []}
+    walls: dict[int, list[float]] = {1: [], BATCH: []}
     failing: dict[int, set[int]] = {1: set(), BATCH: set()}
+    startup = _startup_cpu(spec, fmt)
     for _ in range(1 if quick else 3):
         for size in per:
             cfg.batch = size
-            t = time.perf_counter()
+            gc.collect()  # from a collected heap, as every exploration the bench times
+            before = children_cpu()
             r = explore(cfg)
-            per[size].append(r.loop_seconds / r.scenarios if r.scenarios else
-                             time.perf_counter() - t)
+            worker = max(0.0, children_cpu() - before - startup)
+            per[size].append((r.loop_cpu + worker) / max(1, r.scenarios))
+            walls[size].append(r.loop_seconds / max(1, r.scenarios))
             failing[size].add(r.failing)
     serial, batched = statistics.median(per[1]), statistics.median(per[BATCH])
     same = failing[1] == failing[BATCH] and len(failing[1]) == 1
     ratio = batched / own_s
-    versus = f" {batched / med['bare']:.0f}x the bare call;" if med["bare"] > 1e-7 else ""
+    bare_s = med["bare"].cpu
+    versus = f" {batched / bare_s:.0f}x the bare call;" if bare_s > 1e-7 else ""
     rows += [
         BenchRow(f"explore {spec}: per scenario, one per round trip", serial * 1e6, "us",
                  serial / own_s, "own parse", "", None,
-                 f"{cfg.scenarios:,} scenarios, batch 1 (before batching)"),
+                 f"{cfg.scenarios:,} scenarios, batch 1 (before batching); the loop's CPU and"
+                 f" the worker's (less {startup * 1e3:.0f} ms to start and stop one)",
+                 wall=statistics.median(walls[1]) * 1e6),
         BenchRow(f"explore {spec}: per scenario, batched", batched * 1e6, "us", ratio,
                  "own parse", f"<= {EXPLORE_RATIO:g}x", ratio <= EXPLORE_RATIO,
                  f"batch {BATCH}; {serial / batched:.1f}x faster than batch 1;{versus}"
                  f" same failing count: {'yes' if same else 'NO'}"
-                 f" ({', '.join(map(str, sorted(failing[1] | failing[BATCH])))})"),
+                 f" ({', '.join(map(str, sorted(failing[1] | failing[BATCH])))})",
+                 wall=statistics.median(walls[BATCH]) * 1e6),
     ]
     return rows

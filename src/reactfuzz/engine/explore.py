@@ -101,6 +101,8 @@ class ExploreResult:
     pool: int = 0
     pool_seconds: float = 0.0
     loop_seconds: float = 0.0
+    loop_cpu: float = 0.0
+    """CPU seconds of the thread that ran the loop (a worker process's are not in it)."""
     shrink_seconds: float = 0.0
     findings: list[Finding] = field(default_factory=list)
     failing: int = 0
@@ -218,7 +220,7 @@ def explore(config: ExploreConfig, emit: EventSink | None = None) -> ExploreResu
         favoured: list[tuple[Scenario, list[tuple[int, str]]]] = []
         # candidates per (check, kind, operator); whose fault they are is settled later
         failing: dict[tuple[str, str, str], list[tuple[Scenario, list[tuple[int, str]]]]] = {}
-        t1 = time.perf_counter()
+        t1, c1 = time.perf_counter(), time.thread_time()
         batch = max(1, config.batch)
         for first in range(0, config.scenarios, batch):
             drawn = []
@@ -251,6 +253,7 @@ def explore(config: ExploreConfig, emit: EventSink | None = None) -> ExploreResu
                     emit(ExamplesRan(config.target, "", i + 1, result.failing))
         result.scenarios = config.scenarios
         result.loop_seconds = time.perf_counter() - t1
+        result.loop_cpu = time.thread_time() - c1
         if config.guided:
             result.lines_reached, result.lines_total = coverage.totals(config.cwd)
             result.favoured = len(favoured)

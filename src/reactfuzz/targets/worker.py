@@ -355,6 +355,14 @@ class FunctionTarget(Target):
             return worker.process.exitcode
         return worker.reap()
 
+    @property
+    def worker_pid(self) -> int | None:
+        """The running worker's process id (its loop runs in a child of it), or ``None``
+        when none runs: what a benchmark reads the worker's own CPU time from."""
+        worker = self._holder["worker"]
+        return worker.process.pid if worker is not None and worker.process.is_alive() \
+            else None
+
     def run(self, completion: str) -> ParseResult:
         """Send one completion to the worker and wait at most :meth:`limit_for` it."""
         return self.run_many((completion,))[0]
