@@ -44,6 +44,10 @@ SLOW: dict[str, str] = {
         " smaller same-seed check in the fast tier)",
     "test_scale.py::test_explore_is_deterministic_by_seed":
         "repeats whole explorations to compare them with each other",
+    "test_scale.py::test_explore_keys_bugs_the_same_whatever_the_shrinking_budget":
+        "two explorations, one shrinking every bug, then a replay",
+    "test_scale.py::test_explore_reports_each_bug_once":
+        "an exploration large enough to meet each classic bug many times, shrinking each",
     "test_scale.py::test_explore_finds_classic_failures_and_they_replay":
         "an exploration large enough to reach every classic failure, then its replay",
     "test_scale.py::test_workers_find_the_same_as_one_process":

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import math
+from dataclasses import replace
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -32,9 +35,64 @@ def test_explore_mutations_keep_the_oracle_valid() -> None:
 
 
 def test_explore_is_deterministic_by_seed() -> None:
-    cfg = ExploreConfig(target="classic-bracket", scenarios=1500, seed=9, pool_per_operator=5)
+    # shrinking has a time budget: unbounded here, every finding is the same file again
+    cfg = ExploreConfig(target="classic-bracket", scenarios=1500, seed=9, pool_per_operator=5,
+                        shrink_budget=math.inf)
     a, b = explore(cfg), explore(cfg)
     assert [f.id for f in a.findings] == [f.id for f in b.findings]
+    assert a.unshrunk == b.unshrunk == 0
+
+
+def test_explore_keys_bugs_the_same_whatever_the_shrinking_budget(tmp_path) -> None:
+    """With no time to shrink, the same bugs are found (from the seed alone); each keeps
+    its shortest example, says it is unshrunk, and still replays from its file."""
+    from reactfuzz.engine import replay
+
+    cfg = ExploreConfig(target="classic-bracket", scenarios=1500, seed=9, pool_per_operator=5)
+    full = explore(replace(cfg, shrink_budget=math.inf))
+    none = explore(replace(cfg, shrink_budget=0.0, corpus=str(tmp_path / "c")))
+    assert sorted(f.root_key() for f in full.findings) == \
+        sorted(f.root_key() for f in none.findings)
+    assert none.findings and none.unshrunk == len(none.findings)
+    assert not any(f.shrunk for f in none.findings)
+    assert all(x.reproduced for x in replay([tmp_path / "c"]))
+
+
+def test_explore_reports_each_bug_once() -> None:
+    """Thousands of failing scenarios, one finding per root cause, counting its scenarios."""
+    r = explore(ExploreConfig(target="classic-bracket", scenarios=3000, seed=4,
+                              pool_per_operator=8))
+    keys = [f.root_key() for f in r.findings]
+    assert r.failing > 10 * len(keys) and len(set(keys)) == len(keys)
+    assert sum(f.count for f in r.findings) <= r.failing
+
+
+def test_a_mutation_parsed_like_an_earlier_one_is_judged_as_it_was(monkeypatch) -> None:
+    """The loop's cache of verdicts per base changes nothing: judging every scenario in
+    full finds the same failing count and the same bugs."""
+    import reactfuzz.engine.explore as ex
+
+    cfg = ExploreConfig(target="classic-bracket", scenarios=2000, seed=6, pool_per_operator=6,
+                        shrink_budget=0.0)
+    cached = explore(cfg)
+    monkeypatch.setattr(ex, "_fingerprint", lambda res, slow: None)
+    full = explore(cfg)
+    assert cached.failing == full.failing > 0
+    keys = [f.root_key() for f in cached.findings]
+    assert keys == [f.root_key() for f in full.findings]
+    assert len(set(keys)) == len(keys) and cached.failing > 10 * len(keys)  # a bug, a finding
+
+
+def test_mutation_slots_are_every_offset_inside_the_thought() -> None:
+    from reactfuzz.engine.explore import _Slots, _thought_slots
+    from reactfuzz.formats import get_format
+
+    fmt = get_format("bracket")
+    text = "Thought: a b\nx\nmore thought\nAction: search[q]"
+    want = [s for s in range(len(text)) if s < text.index("Action")
+            and s not in (0, 13, 14, 15) and text[s - 1] != "\n"]
+    assert _thought_slots(text, fmt) == want
+    assert _Slots("Action: search[q]", fmt).total == 0
 
 
 def test_mutated_findings_are_shrunk_to_the_piece_that_matters() -> None:

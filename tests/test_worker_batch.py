@@ -100,6 +100,29 @@ def test_batched_exploration_is_the_serial_run(agent_dir: Path) -> None:
     assert [f.model_dump() for f in batched.findings] == [f.model_dump() for f in serial.findings]
 
 
+def test_a_user_target_explores_over_two_workers_from_one_pool(agent_dir: Path) -> None:
+    """Each exploring process starts the target's own worker (they were daemonic once, and
+    could not), and both draw from the one pool built before they forked."""
+    from reactfuzz.explore import explore_parallel
+
+    (agent_dir / "broken2.py").write_text(
+        "import re\n"
+        "def parse(text):\n"
+        "    m = re.search(r'Answer:(.*)', text, re.S)\n"
+        "    if m:\n"
+        "        return ('final', m.group(1).strip())\n"
+        "    m = re.search(r'Action: (\\w+)\\[(.*)\\]', text, re.S)\n"
+        "    return ('action', (m.group(1), m.group(2)))\n"
+    )
+    cfg = ExploreConfig(target="broken2:parse", scenarios=200, seed=3, pool_per_operator=2,
+                        abuses=["injected.answer-label-in-thought", "malformed.empty"],
+                        shrink_budget=0.0, cwd=str(agent_dir))
+    results = explore_parallel(cfg, 2)
+    assert [r.seed for r in results] == [3, 4]
+    assert results[0].pool == results[1].pool > 0
+    assert all(r.failing > 0 and r.findings for r in results)
+
+
 def test_without_a_time_limit_a_crash_is_still_pinned_on_its_completion(
     agent_dir: Path,
 ) -> None:

@@ -192,9 +192,14 @@ def _explore(args: argparse.Namespace, config: FuzzConfig,
     summary = explore_summary(ec, results)
     scen, loop = summary.examples, summary.elapsed
     line = (f"explore: {scen} scenarios in {loop:.2f}s over {len(results)} worker(s):"
-            f" {scen / loop:,.0f} scenarios/s (pool of {sum(r.pool for r in results)} bases"
+            f" {scen / loop:,.0f} scenarios/s (pool of {max(r.pool for r in results)} bases"
             f" built in {max(r.pool_seconds for r in results):.1f}s, findings shrunk in"
             f" {max(r.shrink_seconds for r in results):.1f}s)")
+    unshrunk = sum(r.unshrunk for r in results)
+    if unshrunk:
+        line += (f"\nexplore: {unshrunk} finding(s) keep their shortest example unshrunk: the"
+                 " shrinking budget (half the loop's time) ran out; `reactfuzz fuzz` on their"
+                 " operator shrinks them")
     if args.guided:
         best = max(results, key=lambda r: r.lines_reached)
         line += (f"\nguided: {sum(r.favoured for r in results)} mutations kept for new lines;"

@@ -61,6 +61,9 @@ class CheckInput:
     streamed_step: Step | None = None  # the Step when the completion arrived in chunks
     reading: Reading | None = None  # the format's reference reading (computed on first use)
     growth: Growth | None = None  # a slow long parse timed beside its quarter
+    keyed: bool = True
+    """``False`` when only whether a check fails is wanted (a search's loop that keys its
+    failures later): checks may then leave the root-cause signature empty."""
 
     @property
     def reference(self) -> Reading:
@@ -219,6 +222,8 @@ def _verdict_check(kind: str) -> Callable[[CheckInput], Failure | None]:
         cause = v.cause
         if kind in ("wrong-call", "hijacked-answer") and _not_carried(inp):
             cause = "protocol"  # a note on the format, not a fault of the design
+        if not inp.keyed:
+            return Failure(v.kind, v.explanation, v.severity, cause)
         return Failure(v.kind, v.explanation, v.severity, cause, verdict_signature(inp),
                        verdict_shape(inp))
 
@@ -243,11 +248,15 @@ check("no-hijacked-answer", "no answer other than the model's, and none instead 
 def _no_crash(inp: CheckInput) -> Failure | None:
     if inp.timed_out:
         return None  # a parse that ran past the limit is bounded-time's finding, not a second one
+    if inp.error is not None and not inp.keyed:
+        return Failure("crash", f"the parser raised {inp.error}", SEVERITY["crash"])
     if inp.error is not None:
         return Failure("crash", f"the parser raised {inp.error}", SEVERITY["crash"],
                        signature="parser " + mask(inp.error, *_names(inp.registry),
                                                   completion=inp.scenario.completion),
                        shape="parser crash")
+    if isinstance(inp.outcome, Crashed) and not inp.keyed:
+        return Failure("crash", inp.verdict.explanation, SEVERITY["crash"])
     if isinstance(inp.outcome, Crashed):
         return Failure("crash", inp.verdict.explanation, SEVERITY["crash"],
                        signature=verdict_signature(inp), shape=verdict_shape(inp))

@@ -31,7 +31,8 @@ from .corpus import AcceptableSpec, Finding, IntentSpec, OriginSpec, pick_exampl
 from .growth import measure_growth
 from .rootcause import with_origin
 
-__all__ = ["Decided", "Example", "decide_example", "examine", "to_finding", "with_path"]
+__all__ = ["Decided", "Example", "decide_example", "examine", "prefetch_origins", "to_finding",
+           "with_path"]
 
 
 @dataclass(frozen=True)
@@ -128,6 +129,7 @@ def examine(
     target_is_grammar: bool = False,
     attribute: bool = True,
     parsed: ParseResult | None = None,
+    keyed: bool = True,
 ) -> Example:
     """Decide one scenario, judge the outcome, then run every check on it.
 
@@ -136,6 +138,8 @@ def examine(
     ``chunks`` also feeds the completion to the target in pieces of those sizes (for the
     stream-invariance check). ``parsed`` is the target's result for the completion when
     the caller parsed it already (a batch through :meth:`~reactfuzz.targets.Target.run_many`).
+    ``keyed=False`` says whether it fails, not which bug: no signature, no traced origin
+    (exploration's loop keys the few failures it keeps afterwards).
     """
     decided = decide_example(scenario.completion, target, fmt, registry, dispatcher,
                              time_limit=time_limit, target_is_grammar=target_is_grammar,
@@ -159,7 +163,7 @@ def examine(
         verdict=verdict, error=result.error, timed_out=result.timed_out,
         elapsed=result.elapsed, time_limit=time_limit,
         target_is_grammar=target_is_grammar,
-        streamed_step=streamed, reading=reading, growth=growth,
+        streamed_step=streamed, reading=reading, growth=growth, keyed=keyed,
     )
     failures = []
     for c in checks:
@@ -175,7 +179,7 @@ def examine(
         return Example(scenario, step, outcome, verdict, None, None, reading)
     failed, failure = failures[0]
     origin = None
-    if failed.by_origin and isinstance(target, Target) and not result.timed_out:
+    if failed.by_origin and keyed and isinstance(target, Target) and not result.timed_out:
         origin = origin_of(target, scenario.completion, result)
         if origin is not None:
             failure = keyed_by_origin(failure, origin)
@@ -199,7 +203,7 @@ def origin_of(target: Target, completion: str, result: ParseResult) -> Origin | 
             target._reactfuzz_traces = cache  # type: ignore[attr-defined]
         except AttributeError:  # a target class with slots: no cache, every trace runs
             pass
-    key = hashlib.sha1(completion.encode("utf-8", "surrogatepass")).hexdigest()
+    key = _trace_key(completion)
     if key in cache:
         cache.move_to_end(key)
         return cache[key]
@@ -208,6 +212,32 @@ def origin_of(target: Target, completion: str, result: ParseResult) -> Origin | 
     while len(cache) > _TRACES_KEPT:
         cache.popitem(last=False)
     return origin
+
+
+def prefetch_origins(target: Target, completions: list[str]) -> None:
+    """Trace, in one message to the target, the completions whose origin
+    :func:`origin_of` would trace one at a time (at most the cache's size are kept)."""
+    from ..targets.origin import TraceRequest
+
+    cache: OrderedDict[str, Origin | None] | None = getattr(target, "_reactfuzz_traces", None)
+    if cache is None:
+        cache = OrderedDict()
+        try:
+            target._reactfuzz_traces = cache  # type: ignore[attr-defined]
+        except AttributeError:
+            return
+    keys = {_trace_key(c): c for c in completions[:_TRACES_KEPT]}
+    todo = [k for k in keys if k not in cache]
+    if not todo:
+        return
+    for k, res in zip(todo, target.run_many([TraceRequest(keys[k]) for k in todo])):
+        cache[k] = None if res.timed_out else res.origin
+    while len(cache) > _TRACES_KEPT:
+        cache.popitem(last=False)
+
+
+def _trace_key(completion: str) -> str:
+    return hashlib.sha1(completion.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def with_path(ex: Example, target: Target) -> Example:

@@ -5,13 +5,17 @@ Hypothesis pays a per-example floor (hundreds of microseconds) that dwarfs a reg
 the same abuse operators (generation only, seeded), adds the corpus members, and then runs
 a seeded ``random.Random`` loop that takes a base and mutates its thought -- inserting the
 format's adversarial pieces in the middle of thought lines, where they must not change
-what the completion means, so the base's oracle still holds. With ``guided``, every parse
+what the completion means, so the base's oracle still holds. So a mutation that parses
+as an earlier mutation of its base did (the thought aside) is judged as that one was, in
+a dictionary lookup; the loop only asks whether a scenario fails, and keys the few it
+keeps by bug (where the parser decided) afterwards. With ``guided``, every parse
 runs under the line tracer and a mutation whose parse reached a line of the target's code
 no earlier parse did is kept and mutated further (half of the draws), so the search
-climbs into branches that need several pieces at once. Only failing inputs go
-further: a failing base is handed to Hypothesis (its operator's own search, which shrinks
-it), a failing mutation is shrunk by removing inserted pieces until none can go. Every
-finding reproduces from its corpus file, and the whole run from its seed.
+climbs into branches that need several pieces at once. Each bug is shrunk once,
+within a budget (half the loop's time by default): a failing base by its operator's own
+Hypothesis search (once per operator), a failing mutation by removing inserted pieces
+until none can go. Every finding reproduces from its corpus file, and which bugs a run
+finds from its seed (which of them the budget let shrink depends on the machine).
 """
 
 from __future__ import annotations
@@ -20,6 +24,8 @@ import random
 import re
 import signal
 import time
+from bisect import bisect_right
+from collections.abc import Hashable
 from dataclasses import dataclass, field, replace
 
 from hypothesis.errors import Unsatisfiable
@@ -34,17 +40,19 @@ from ..strategies import (
     for_each_example,
     scenarios,
 )
-from ..targets import Target, load_target, load_tools
+from ..targets import ParseResult, Target, load_target, load_tools
 from ..targets.origin import TraceRequest
 from ..tools import ToolRegistry
-from .checks import get_checks
+from .checks import Check, get_checks
 from .config import FuzzConfig, auto_dispatcher, operator_seed, require_applicable
-from .corpus import Finding, iter_corpus, save_finding
+from .corpus import Finding, bounded_finding, iter_corpus, save_finding
 from .coverage import Coverage
 from .events import EventSink, ExamplesRan, FindingFound, RunFinished, RunStarted
-from .example import examine, to_finding
+from .example import Example, examine, prefetch_origins, to_finding
+from .growth import GROWTH_FLOOR
+from .pool import map_unordered
 from .results import OperatorStats, RunSummary, distinct
-from .search import search
+from .search import FailureKey, search
 
 __all__ = [
     "FAST_CHECKS",
@@ -62,6 +70,14 @@ FAST_CHECKS = (
 )
 """The checks exploration runs per scenario (the ones that need no second parse)."""
 
+SHRINK_SHARE = 0.5
+SHRINK_FLOOR = 2.0
+"""Shrinking stops after this share of the loop's time plus this many seconds (unless the
+run says otherwise): the bugs left then keep their shortest example, unshrunk."""
+
+TRACE_BATCH = 64
+"""Candidates traced per message to the target when the loop's failures are keyed."""
+
 
 @dataclass
 class ExploreConfig:
@@ -78,6 +94,9 @@ class ExploreConfig:
     max_insertions: int = 3
     corpus: str | None = None
     shrink_examples: int = 60
+    shrink_budget: float | None = None
+    """Seconds of shrinking at most; ``None``: half the loop's time plus two seconds
+    (:data:`SHRINK_SHARE`, :data:`SHRINK_FLOOR`); ``math.inf``: every bug, however long."""
     time_limit: float = 1.0
     cwd: str | None = None
     shrink: bool = True
@@ -106,6 +125,8 @@ class ExploreResult:
     shrink_seconds: float = 0.0
     findings: list[Finding] = field(default_factory=list)
     failing: int = 0
+    unshrunk: int = 0
+    """Findings left with their shortest example because the shrinking budget ran out."""
     lines_reached: int = 0
     """Lines of the target's code the traced parses reached (``guided`` only)."""
     lines_total: int = 0
@@ -135,21 +156,43 @@ def build_pool(registry: ToolRegistry, fmt: Format, abuses: list[str], per_opera
 
 
 
+class _Slots:
+    """Where pieces may go in one base's text: the offsets strictly inside its thought lines
+    (never at a line start, never in the action), kept as runs so that the n-th one is
+    found without a list of them all (a 16 kB base has 16,000), computed once per base."""
+
+    __slots__ = ("ends", "starts", "total")
+
+    def __init__(self, text: str, fmt: Format) -> None:
+        labels = [w for w in (fmt.labels.action, fmt.labels.answer, fmt.labels.action_input)
+                  if w]
+        end = len(text)
+        for w in labels:
+            m = re.search(rf"(?m)^{re.escape(w)}", text)
+            if m is not None:
+                end = min(end, m.start())
+        self.starts: list[int] = []
+        self.ends: list[int] = []  # how many offsets the runs up to this one hold
+        self.total = 0
+        pos = 0
+        for line in text[:end].split("\n"):
+            first, last = pos + 1, min(pos + len(line), end - 1)
+            if len(line) > 1 and last >= first:
+                self.starts.append(first)
+                self.total += last - first + 1
+                self.ends.append(self.total)
+            pos += len(line) + 1
+
+    def at(self, n: int) -> int:
+        """The ``n``-th offset (0-based, ``n < total``)."""
+        i = bisect_right(self.ends, n)
+        return self.starts[i] + n - (self.ends[i - 1] if i else 0)
+
+
 def _thought_slots(text: str, fmt: Format) -> list[int]:
-    """Offsets strictly inside thought lines (never at a line start, never in the action)."""
-    labels = [w for w in (fmt.labels.action, fmt.labels.answer, fmt.labels.action_input) if w]
-    end = len(text)
-    for w in labels:
-        m = re.search(rf"(?m)^{re.escape(w)}", text)
-        if m is not None:
-            end = min(end, m.start())
-    slots: list[int] = []
-    pos = 0
-    for line in text[:end].split("\n"):
-        if len(line) > 1:
-            slots.extend(range(pos + 1, pos + len(line) + 1))
-        pos += len(line) + 1
-    return [s for s in slots if s < end]
+    """Every offset strictly inside the thought lines of ``text`` (see :class:`_Slots`)."""
+    slots = _Slots(text, fmt)
+    return [slots.at(n) for n in range(slots.total)]
 
 
 def _safe_pieces(fmt: Format) -> list[str]:
@@ -164,15 +207,16 @@ def _safe_pieces(fmt: Format) -> list[str]:
 
 def _mutate(rng: random.Random, sc: Scenario, pieces: list[str], fmt: Format,
             max_insertions: int, kept: list[tuple[int, str]] | None = None,
-            ) -> tuple[Scenario, list[tuple[int, str]]]:
+            slots: _Slots | None = None) -> tuple[Scenario, list[tuple[int, str]]]:
     """New pieces at thought slots of the base ``sc``, beside the ``kept`` ones of a
-    favoured mutation (every insert is an offset of the base's own text)."""
-    slots = _thought_slots(sc.completion, fmt)
-    if not slots:
+    favoured mutation (every insert is an offset of the base's own text). ``slots`` are
+    the base's, when the caller keeps them."""
+    slots = slots if slots is not None else _Slots(sc.completion, fmt)
+    if not slots.total:
         return sc, list(kept or [])
     inserts = sorted(
         [*(kept or []),
-         *((rng.choice(slots), rng.choice(pieces))
+         *((slots.at(rng.randrange(slots.total)), rng.choice(pieces))
            for _ in range(rng.randint(1, max_insertions)))],
         reverse=True,
     )
@@ -186,9 +230,58 @@ def _apply(sc: Scenario, inserts: list[tuple[int, str]]) -> Scenario:
     return replace(sc, completion=text, raw=text)
 
 
+def _fingerprint(res: ParseResult, slow: float) -> Hashable | None:
+    """What the checks of one base's mutations depend on in a parse: the Step without its
+    thought (a mutation only adds to the thought), or what the parser raised. ``None`` for
+    a parse that timed out or was slow (its time is part of what is judged)."""
+    if res.timed_out or res.elapsed >= slow:
+        return None
+    step = res.step
+    if step is None:
+        return ("raised", (res.error or "").partition(":")[0])
+    key: Hashable = (step.action, step.answer, step.invalid)
+    try:
+        hash(key)
+    except TypeError:  # arguments a parser decoded into lists or dicts
+        key = repr(key)
+    return key
+
+
+def _coarse(res: ParseResult) -> tuple[str, ...]:
+    """How a failing parse went, coarsely: what sets apart the candidates kept per check,
+    failure kind and operator (several bugs may share those three)."""
+    if res.step is None:
+        return ("timeout",) if res.timed_out else ("raised", (res.error or "").partition(":")[0])
+    step = res.step
+    if step.action is not None:
+        return ("action", step.action.tool)
+    return ("answer",) if step.invalid is None else ("invalid", step.invalid.code)
+
+
+@dataclass
+class _Bug:
+    """One bug exploration met: its examples (each with the base and inserts that made it)
+    and how many failing scenarios were its."""
+
+    examples: list[tuple[Example, Scenario, list[tuple[int, str]]]] = field(
+        default_factory=list)
+    count: int = 0
+
+    def lead(self) -> tuple[Example, Scenario, list[tuple[int, str]]]:
+        """The shortest example."""
+        return min(self.examples, key=lambda e: len(e[0].scenario.completion))
+
+
+_Group = tuple[str, ...]  # (check, failure kind, operator, *how the parse went)
+
+
 @pinned
-def explore(config: ExploreConfig, emit: EventSink | None = None) -> ExploreResult:
-    """Run the fast loop for ``config.scenarios`` scenarios; returns findings and speed."""
+def explore(config: ExploreConfig, emit: EventSink | None = None,
+            shared: tuple[list[Scenario], float] | None = None) -> ExploreResult:
+    """Run the fast loop for ``config.scenarios`` scenarios; returns findings and speed.
+
+    ``shared`` is a pool already built for this config (and the seconds it took): workers
+    of one exploration draw from one pool, built once."""
     emit = emit or (lambda e: None)
     fmt = get_format(config.format)
     registry = load_tools(config.tools)
@@ -202,7 +295,8 @@ def explore(config: ExploreConfig, emit: EventSink | None = None) -> ExploreResu
     target: Target = load_target(config.target, fmt, timeout=config.time_limit, cwd=config.cwd)
     try:
         t0 = time.perf_counter()
-        pool = build_pool(registry, fmt, wanted, config.pool_per_operator, config.seed)
+        pool = list(shared[0]) if shared is not None else \
+            build_pool(registry, fmt, wanted, config.pool_per_operator, config.seed)
         if config.corpus:
             for _, f in iter_corpus(config.corpus):
                 if f.target == config.target and f.format in (fmt.name, fmt.source):
@@ -210,7 +304,7 @@ def explore(config: ExploreConfig, emit: EventSink | None = None) -> ExploreResu
                     pool.append(Scenario(fmt.name, f.abuse, intent, f.completion, f.completion,
                                          f.acceptable.acceptable(intent, registry)))
         result.pool = len(pool)
-        result.pool_seconds = time.perf_counter() - t0
+        result.pool_seconds = shared[1] if shared is not None else time.perf_counter() - t0
         emit(RunStarted(config.seed, (config.target,), fmt.name, dispatcher, len(wanted),
                         len(checks), pool=len(pool)))
         rng = random.Random(config.seed)
@@ -218,8 +312,14 @@ def explore(config: ExploreConfig, emit: EventSink | None = None) -> ExploreResu
         coverage = Coverage()
         # guided: mutations that reached new lines, as (base, inserts) to mutate further
         favoured: list[tuple[Scenario, list[tuple[int, str]]]] = []
-        # candidates per (check, kind, operator); whose fault they are is settled later
-        failing: dict[tuple[str, str, str], list[tuple[Scenario, list[tuple[int, str]]]]] = {}
+        # a few candidates per way of failing; which bug each is, is settled after the loop
+        failing: dict[_Group, list[tuple[Scenario, list[tuple[int, str]]]]] = {}
+        counts: dict[_Group, int] = {}
+        # what a base's mutations made of each distinct parse: a mutation only adds to the
+        # thought, so one that parses as an earlier one of its base is judged as it was
+        judged: dict[tuple[int, Hashable], tuple[str, str] | None] = {}
+        slots: dict[int, _Slots] = {}
+        slow = GROWTH_FLOOR * config.time_limit
         t1, c1 = time.perf_counter(), time.thread_time()
         batch = max(1, config.batch)
         for first in range(0, config.scenarios, batch):
@@ -229,11 +329,13 @@ def explore(config: ExploreConfig, emit: EventSink | None = None) -> ExploreResu
                     # the newer a kept mutation, the deeper it went: the likelier drawn
                     n = len(favoured)
                     base, kept = favoured[max(rng.randrange(n), rng.randrange(n))]
-                    sc, inserts = _mutate(rng, base, pieces, fmt, config.max_insertions, kept)
+                    sc, inserts = _mutate(rng, base, pieces, fmt, config.max_insertions, kept,
+                                          _slots_of(slots, base, fmt))
                 else:
                     base = pool[rng.randrange(len(pool))]
                     sc, inserts = (base, []) if rng.random() < 0.25 else _mutate(
-                        rng, base, pieces, fmt, config.max_insertions)
+                        rng, base, pieces, fmt, config.max_insertions, None,
+                        _slots_of(slots, base, fmt))
                 drawn.append((base, sc, inserts))
             texts = [TraceRequest(sc.completion) if config.guided else sc.completion
                      for _, sc, _ in drawn]
@@ -242,12 +344,23 @@ def explore(config: ExploreConfig, emit: EventSink | None = None) -> ExploreResu
                 if (config.guided and res.origin is not None
                         and coverage.add(res.origin.path) and inserts):
                     favoured.append((base, inserts))
-                ex = examine(sc, target, fmt, registry, dispatcher, checks,
-                             time_limit=config.time_limit, attribute=False, parsed=res)
-                if ex.failure is not None:
+                fp = _fingerprint(res, slow)
+                key = None if fp is None else (id(base), fp)
+                if key is not None and key in judged:
+                    failed = judged[key]
+                else:
+                    ex = examine(sc, target, fmt, registry, dispatcher, checks,
+                                 time_limit=config.time_limit, attribute=False, parsed=res,
+                                 keyed=False)
+                    failed = None if ex.failure is None else (ex.check or "", ex.failure.kind)
+                    if key is not None:
+                        judged[key] = failed
+                if failed is not None:
                     result.failing += 1
-                    cands = failing.setdefault((ex.check or "", ex.failure.kind, sc.abuse), [])
-                    if len(cands) < 4:
+                    group = (*failed, sc.abuse, *_coarse(res))
+                    counts[group] = counts.get(group, 0) + 1
+                    cands = failing.setdefault(group, [])
+                    if len(cands) < 2:
                         cands.append((base, inserts))
                 if i % 5000 == 4999:
                     emit(ExamplesRan(config.target, "", i + 1, result.failing))
@@ -259,18 +372,16 @@ def explore(config: ExploreConfig, emit: EventSink | None = None) -> ExploreResu
             result.favoured = len(favoured)
             result.coverage = coverage.describe(config.cwd)
         t2 = time.perf_counter()
-        for (check_id, kind, abuse), cands in failing.items() if config.shrink else ():
-            finding = None
-            for base, inserts in cands:
-                finding = _shrink(check_id, kind, abuse, base, inserts, target, fmt,
-                                  registry, dispatcher, config)
-                if finding is not None:
-                    break
-            if finding is not None and all(f.dedup_key() != finding.dedup_key()
-                                           for f in result.findings):
-                result.findings.append(finding)
-                path = save_finding(finding, config.corpus) if config.corpus else None
-                emit(FindingFound(finding, str(path) if path else None))
+        if config.shrink:
+            bugs = _bugs(failing, counts, target, fmt, registry, dispatcher, config)
+            budget = (config.shrink_budget if config.shrink_budget is not None
+                      else SHRINK_SHARE * result.loop_seconds + SHRINK_FLOOR)
+            shrinker = _Shrinker(target, fmt, registry, dispatcher, config, checks,
+                                 deadline=time.monotonic() + budget)
+            for bug_key, bug in bugs.items():
+                finding = shrinker.finding(bug_key, bug)
+                result.unshrunk += not finding.shrunk
+                _add_finding(result, finding, config, emit)
         result.shrink_seconds = time.perf_counter() - t2
     finally:
         target.close()
@@ -278,54 +389,138 @@ def explore(config: ExploreConfig, emit: EventSink | None = None) -> ExploreResu
     return result
 
 
-def _shrink(check_id: str, kind: str, abuse: str, base: Scenario,
-            inserts: list[tuple[int, str]], target: Target, fmt: Format,
-            registry: ToolRegistry, dispatcher: str, config: ExploreConfig) -> Finding | None:
-    checks = get_checks([check_id])
+def _slots_of(cache: dict[int, _Slots], base: Scenario, fmt: Format) -> _Slots:
+    slots = cache.get(id(base))
+    if slots is None:
+        slots = cache[id(base)] = _Slots(base.completion, fmt)
+    return slots
 
-    def fails(ins: list[tuple[int, str]]) -> bool:
-        ex = examine(_apply(base, ins), target, fmt, registry, dispatcher, checks,
-                     time_limit=config.time_limit)
-        return ex.failure is not None and ex.failure.kind == kind and ex.failure.cause == "design"
 
-    if not fails(inserts):
-        return None  # not the design's fault (the protocol's), or not reproducible
-    if not inserts or fails([]):
-        # the base alone fails: hand it to Hypothesis, whose search of the operator shrinks it
-        fz = FuzzConfig(targets=[config.target], format=fmt.name, dispatcher=dispatcher,
-                        checks=[check_id], max_examples=config.shrink_examples,
-                        time_limit=config.time_limit)
-        stats = OperatorStats(config.target, abuse)
-        recorded = search(target, config.target, fmt, registry, dispatcher, checks, abuse, fz,
-                           operator_seed(config.seed, config.target, abuse), None,
-                           lambda e: None, stats)
-        for (c, k, cause, _signature), ex in recorded.items():
-            if c == check_id and k == kind and cause == "design":
-                return to_finding(ex, config.target, fmt, dispatcher, config.tools, config.seed,
-                                True)
-        ex = examine(base, target, fmt, registry, dispatcher, checks,
-                     time_limit=config.time_limit)
-        return to_finding(ex, config.target, fmt, dispatcher, config.tools, config.seed, False) \
-            if ex.failure is not None else None
-    # delta debugging over the inserted pieces: drop each one that is not needed
-    kept = list(inserts)
-    changed = True
-    while changed:
-        changed = False
-        for piece in list(kept):
-            trial = [p for p in kept if p is not piece]
-            if fails(trial):
-                kept = trial
-                changed = True
-    ex = examine(_apply(base, kept), target, fmt, registry, dispatcher, checks,
-                 time_limit=config.time_limit)
-    if ex.failure is None:
-        return None
-    return to_finding(ex, config.target, fmt, dispatcher, config.tools, config.seed, True)
+def _bugs(failing: dict[_Group, list[tuple[Scenario, list[tuple[int, str]]]]],
+          counts: dict[_Group, int], target: Target, fmt: Format, registry: ToolRegistry,
+          dispatcher: str, config: ExploreConfig) -> dict[FailureKey, _Bug]:
+    """The loop's candidates keyed by bug (check, kind, cause, signature: where the parser
+    decided), each judged again in full; only the design's faults are kept. The parses
+    this traces are sent to the target in batches."""
+    cands = [(group, base, inserts) for group, kept in failing.items()
+             for base, inserts in kept]
+    texts = {id(c): (_apply(c[1], c[2]) if c[2] else c[1]) for c in cands}
+    bugs: dict[FailureKey, _Bug] = {}
+    counted: set[_Group] = set()
+    for at in range(0, len(cands), TRACE_BATCH):
+        chunk = cands[at:at + TRACE_BATCH]
+        prefetch_origins(target, [texts[id(c)].completion for c in chunk])
+        for c in chunk:
+            group, base, inserts = c
+            check_id, kind = group[0], group[1]
+            ex = examine(texts[id(c)], target, fmt, registry, dispatcher,
+                         get_checks([check_id]), time_limit=config.time_limit)
+            if ex.failure is None or ex.failure.kind != kind or ex.failure.cause != "design":
+                continue  # the protocol's ambiguity, or not reproducible
+            bug = bugs.setdefault((check_id, kind, "design", ex.failure.signature), _Bug())
+            bug.examples.append((ex, base, inserts))
+            if group not in counted:  # a way of failing counts once, for its first bug
+                counted.add(group)
+                bug.count += counts[group]
+    return bugs
+
+
+class _Shrinker:
+    """Shrinks each bug once while the shrinking budget lasts: a mutation by dropping the
+    inserted pieces it does not need, a failing base by its operator's own Hypothesis
+    search (run once per operator, for every bug of that operator)."""
+
+    def __init__(self, target: Target, fmt: Format, registry: ToolRegistry,
+                 dispatcher: str, config: ExploreConfig, checks: list[Check], *,
+                 deadline: float) -> None:
+        self.target, self.fmt, self.registry = target, fmt, registry
+        self.dispatcher, self.config, self.checks = dispatcher, config, checks
+        self.deadline = deadline
+        self.searched: dict[str, tuple[dict[FailureKey, Example], set[FailureKey]]] = {}
+
+    def finding(self, key: FailureKey, bug: _Bug) -> Finding:
+        """The bug's finding: shrunk if the budget allowed, its shortest example if not."""
+        ex, base, inserts = bug.lead()
+        shrunk = None
+        if time.monotonic() < self.deadline:
+            shrunk = self._shrink(key, ex, base, inserts)
+        lead, minimal = shrunk if shrunk is not None else (ex, False)
+        others = [e.scenario.completion for e, _, _ in bug.examples if e is not lead]
+        cfg = self.config
+        return bounded_finding(to_finding(lead, cfg.target, self.fmt, self.dispatcher,
+                                          cfg.tools, cfg.seed, minimal, count=bug.count,
+                                          examples=others))
+
+    def _examine(self, sc: Scenario, check_id: str) -> Example:
+        return examine(sc, self.target, self.fmt, self.registry, self.dispatcher,
+                       get_checks([check_id]), time_limit=self.config.time_limit)
+
+    def _shrink(self, key: FailureKey, ex: Example, base: Scenario,
+                inserts: list[tuple[int, str]]) -> tuple[Example, bool] | None:
+        check_id = key[0]
+
+        def fails(ins: list[tuple[int, str]]) -> Example | None:
+            trial = self._examine(_apply(base, ins) if ins else base, check_id)
+            f = trial.failure
+            return trial if f is not None and (trial.check, f.kind, f.cause, f.signature) \
+                == key else None
+
+        alone = fails([]) if inserts else ex
+        if alone is None:
+            # delta debugging over the inserted pieces: drop each one that is not needed
+            kept, best = list(inserts), ex
+            changed = True
+            while changed and time.monotonic() < self.deadline:
+                changed = False
+                for piece in list(kept):
+                    trial = [p for p in kept if p is not piece]
+                    got = fails(trial)
+                    if got is not None:
+                        kept, best, changed = trial, got, True
+            return best, not changed
+        # the base alone fails: its operator's search shrinks it (Hypothesis)
+        recorded, minimal = self._search(base.abuse)
+        if key in recorded:
+            return recorded[key], key in minimal
+        return alone, False
+
+    def _search(self, abuse: str) -> tuple[dict[FailureKey, Example], set[FailureKey]]:
+        if abuse not in self.searched:
+            cfg = self.config
+            fz = FuzzConfig(targets=[cfg.target], format=self.fmt.name,
+                            dispatcher=self.dispatcher, checks=list(FAST_CHECKS),
+                            max_examples=cfg.shrink_examples, time_limit=cfg.time_limit)
+            minimal: set[FailureKey] = set()
+            recorded = search(self.target, cfg.target, self.fmt, self.registry,
+                              self.dispatcher, self.checks, abuse, fz,
+                              operator_seed(cfg.seed, cfg.target, abuse), self.deadline,
+                              lambda e: None, OperatorStats(cfg.target, abuse),
+                              shrunk=minimal)
+            self.searched[abuse] = (recorded, minimal)
+        return self.searched[abuse]
+
+
+def _add_finding(result: ExploreResult, finding: Finding, config: ExploreConfig,
+                 emit: EventSink) -> None:
+    """Keep ``finding``, merged into the one of its root cause if there is one (its file is
+    then rewritten), and save it."""
+    for i, known in enumerate(result.findings):
+        if known.root_key() == finding.root_key():
+            result.findings[i] = known.merged(finding)
+            if config.corpus:
+                save_finding(result.findings[i], config.corpus)
+            return
+    result.findings.append(finding)
+    path = save_finding(finding, config.corpus) if config.corpus else None
+    emit(FindingFound(finding, str(path) if path else None))
+
+
+_SHARED_POOL: tuple[list[Scenario], float] | None = None
+"""The pool a parallel exploration built before forking its workers (they inherit it)."""
 
 
 def _explore_worker(config: ExploreConfig) -> ExploreResult:
-    return explore(config)
+    return explore(config, shared=_SHARED_POOL)
 
 
 def _init_explore_worker() -> None:
@@ -337,15 +532,34 @@ def _init_explore_worker() -> None:
 
 def explore_parallel(config: ExploreConfig, workers: int,
                      emit: EventSink | None = None) -> list[ExploreResult]:
-    """Exploration over ``workers`` processes with disjoint seeds (seed, seed+1, ...)."""
+    """Exploration over ``workers`` processes with disjoint loop seeds (seed, seed+1, ...),
+    drawing from one pool built here once (where processes fork; each builds its own, of
+    its own seed, where they cannot)."""
     import multiprocessing as mp
 
+    global _SHARED_POOL
     if workers <= 1:
         return [explore(config, emit)]
-    ctx = mp.get_context("fork") if "fork" in mp.get_all_start_methods() else mp.get_context()
+    forks = "fork" in mp.get_all_start_methods()
+    ctx = mp.get_context("fork") if forks else mp.get_context()
     configs = [replace(config, seed=config.seed + i) for i in range(workers)]
-    with ctx.Pool(workers, initializer=_init_explore_worker) as pool:
-        results = pool.map(_explore_worker, configs)
+    if forks:
+        fmt = get_format(config.format)
+        require_applicable(config.abuses, fmt)
+        wanted = config.abuses if config.abuses is not None else abuse_ids(fmt)
+        t0 = time.perf_counter()
+        _SHARED_POOL = (build_pool(load_tools(config.tools), fmt,
+                                   [a for a in wanted if ABUSES[a].applies_to(fmt)],
+                                   config.pool_per_operator, config.seed),
+                        time.perf_counter() - t0)
+    try:
+        # not daemonic: a module:function target starts its own worker in each
+        results = map_unordered(ctx, workers, _explore_worker, configs,
+                                initializer=_init_explore_worker)
+    finally:
+        _SHARED_POOL = None
+    # in seed order (they come back in the order they end)
+    results.sort(key=lambda r: r.seed if isinstance(r, ExploreResult) else 0)
     if emit is not None:
         for r in results:
             for f in r.findings:
