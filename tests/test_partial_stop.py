@@ -6,8 +6,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from reactfuzz.engine import FuzzConfig, run_fuzz
-from reactfuzz.formats import get_format
+from reactfuzz.formats import BUILTIN_FORMATS, get_format
 from reactfuzz.grammars import grammar_parse, partial_stop_tail
 
 DOTALL = '''
@@ -33,6 +36,27 @@ def test_the_tail_is_a_prefix_of_a_stop_word_on_its_own() -> None:
     assert partial_stop_tail("Action Input: FOO", ai) is None  # not on its own
     assert partial_stop_tail("Action Input: a\nObservation:", ai) is None  # the whole word
     assert partial_stop_tail("Action Input: a", ai) is None
+
+
+def _tail_by_definition(completion: str, fmt) -> str | None:
+    """The definition: each stop word's first characters, longest first, stop words in order."""
+    for stop in list(fmt.stop) or [f"\n{fmt.labels.observation}:"]:
+        body = stop.lstrip("\n")
+        for k in range(len(body) - 1, 0, -1):
+            part = body[:k]
+            if completion.endswith(part) and completion[:-k].endswith(("\n", " ")):
+                return part
+    return None
+
+
+@settings(max_examples=300, deadline=None)
+@given(name=st.sampled_from(sorted(BUILTIN_FORMATS)), head=st.sampled_from(["", "a", "a\n", "a "]),
+       sep=st.sampled_from(["", "\n", " ", "x"]), cut=st.integers(0, 20), word=st.integers(0, 3))
+def test_the_tail_look_up_agrees_with_its_definition(name, head, sep, cut, word) -> None:
+    fmt = get_format(name)
+    words = [*fmt.stop, fmt.labels.observation, "Calling tools:"]
+    text = head + sep + words[word % len(words)][:cut]
+    assert partial_stop_tail(text, fmt) == _tail_by_definition(text, fmt), text
 
 
 def test_the_grammar_does_not_read_a_dangling_stop_prefix() -> None:

@@ -481,14 +481,25 @@ def partial_stop_tail(completion: str, fmt: Format) -> str | None:
     that end ``completion`` on a line or after a space of their own (``...\\nObserv``): what a
     provider leaves when it stops part-way through a stop word split into tokens, or when
     the length limit falls inside it; ``None`` when the text ends otherwise."""
-    stops = list(fmt.stop) or [f"\n{fmt.labels.observation}:"]
-    for stop in stops:
-        body = stop.lstrip("\n")
-        for k in range(len(body) - 1, 0, -1):
-            part = body[:k]
-            if completion.endswith(part) and completion[:-k].endswith(("\n", " ")):
-                return part
+    parts = _stop_parts(fmt.stop, fmt.labels.observation).get(completion[-1:], ())
+    for part in parts:
+        if completion.endswith(part) and completion.endswith(
+                ("\n", " "), 0, len(completion) - len(part)):
+            return part
     return None
+
+
+@lru_cache(maxsize=64)
+def _stop_parts(stop: tuple[str, ...], observation: str) -> dict[str, tuple[str, ...]]:
+    """The first characters of each stop word (longest first, stop words in order), by
+    their last character: most completions end with a character none of them ends with,
+    and are done with after one look-up."""
+    by_last: dict[str, list[str]] = {}
+    for word in stop or (f"\n{observation}:",):
+        body = word.lstrip("\n")
+        for k in range(len(body) - 1, 0, -1):
+            by_last.setdefault(body[k - 1], []).append(body[:k])
+    return {c: tuple(ps) for c, ps in by_last.items()}
 
 
 _TOO_DEEP = Invalid("too-deep", "the text nests brackets too deeply to be read")

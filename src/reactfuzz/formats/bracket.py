@@ -14,9 +14,18 @@ from .family import Family, Representability, encode_text, register_family
 if TYPE_CHECKING:
     from .spec import Format
 
-__all__ = ["BRACKET", "BracketFamily", "needs_quotes"]
+__all__ = ["BRACKET", "BracketFamily", "needs_quotes", "read_quoted"]
 
 _BARE_BAD = re.compile(r'[,\[\]\n"]')
+
+
+def read_quoted(token: str) -> str:
+    """The argument a ``QUOTED`` token of the grammar (a JSON string, spaces or tabs around
+    it) stands for: always a string, its escapes decoded as JSON decodes them. The grammar
+    reader and the fast path both read quoted arguments with it."""
+    value = json.loads(token.strip(" \t"))
+    assert isinstance(value, str)
+    return value
 
 
 def needs_quotes(v: str) -> bool:
@@ -84,7 +93,7 @@ class BracketFamily(Family):
                 assert isinstance(tok, Token)
                 if tok.type == "QUOTED":
                     quoted_any = True
-                    args.append(json.loads(tok.value.strip()))
+                    args.append(read_quoted(tok.value))
                 else:
                     args.append(tok.value.strip())
         assert tool is not None and lsqb is not None and rsqb is not None

@@ -44,6 +44,7 @@ __all__ = [
     "FAMILIES",
     "Family",
     "Representability",
+    "block_text",
     "encode_text",
     "family_for",
     "label_pattern",
@@ -112,7 +113,12 @@ def rest_text(node: Tree, text: str) -> str:
     # a block that starts with a tree (an XML call) has no label: all of it is the value
     start = label.end_pos if isinstance(label, Token) else node.meta.start_pos
     assert start is not None
-    raw = text[start : node.meta.end_pos]
+    return block_text(text[start : node.meta.end_pos])
+
+
+def block_text(raw: str) -> str:
+    """A block's value as :func:`rest_text` reads it: each line right-trimmed, then the whole
+    trimmed (the fast path reads an answer with it too)."""
     return "\n".join(line.rstrip() for line in raw.split("\n")).strip()
 
 
