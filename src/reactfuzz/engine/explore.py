@@ -62,6 +62,7 @@ __all__ = [
     "explore",
     "explore_parallel",
     "explore_summary",
+    "pool_size",
 ]
 
 FAST_CHECKS = (
@@ -71,7 +72,7 @@ FAST_CHECKS = (
 """The checks exploration runs per scenario (the ones that need no second parse)."""
 
 SHRINK_SHARE = 0.5
-SHRINK_FLOOR = 2.0
+SHRINK_FLOOR = 1.5
 """Shrinking stops after this share of the loop's time plus this many seconds (unless the
 run says otherwise): the bugs left then keep their shortest example, unshrunk."""
 
@@ -89,13 +90,16 @@ class ExploreConfig:
     tools: str = "default"
     seed: int = 0
     scenarios: int = 20_000
-    pool_per_operator: int = 40
+    pool_per_operator: int | None = None
+    """Bases drawn per operator; ``None``: one per thousand scenarios, 8 to 40 (a base is
+    mutated about twenty times; a larger pool found no more bugs, and costs a Hypothesis
+    example a base)."""
     abuses: list[str] | None = None
     max_insertions: int = 3
     corpus: str | None = None
     shrink_examples: int = 60
     shrink_budget: float | None = None
-    """Seconds of shrinking at most; ``None``: half the loop's time plus two seconds
+    """Seconds of shrinking at most; ``None``: half the loop's time plus 1.5 seconds
     (:data:`SHRINK_SHARE`, :data:`SHRINK_FLOOR`); ``math.inf``: every bug, however long."""
     time_limit: float = 1.0
     cwd: str | None = None
@@ -140,6 +144,13 @@ class ExploreResult:
     def rate(self) -> float:
         """Scenarios per second in the fast loop (pool building and shrinking excluded)."""
         return self.scenarios / self.loop_seconds if self.loop_seconds else 0.0
+
+
+def pool_size(config: ExploreConfig) -> int:
+    """The bases drawn per operator for ``config`` (see ``pool_per_operator``)."""
+    if config.pool_per_operator is not None:
+        return config.pool_per_operator
+    return min(40, max(8, config.scenarios // 1000))
 
 
 def build_pool(registry: ToolRegistry, fmt: Format, abuses: list[str], per_operator: int,
@@ -227,7 +238,9 @@ def _apply(sc: Scenario, inserts: list[tuple[int, str]]) -> Scenario:
     text = sc.completion
     for at, piece in inserts:  # right to left, so earlier offsets stay valid
         text = text[:at] + piece + text[at:]
-    return replace(sc, completion=text, raw=text)
+    # built field by field: ``dataclasses.replace`` looks every field up, once per scenario
+    return Scenario(sc.format, sc.abuse, sc.intent, text, text, sc.acceptable,
+                    sc.stop_sequence)
 
 
 def _fingerprint(res: ParseResult, slow: float) -> Hashable | None:
@@ -296,7 +309,7 @@ def explore(config: ExploreConfig, emit: EventSink | None = None,
     try:
         t0 = time.perf_counter()
         pool = list(shared[0]) if shared is not None else \
-            build_pool(registry, fmt, wanted, config.pool_per_operator, config.seed)
+            build_pool(registry, fmt, wanted, pool_size(config), config.seed)
         if config.corpus:
             for _, f in iter_corpus(config.corpus):
                 if f.target == config.target and f.format in (fmt.name, fmt.source):
@@ -373,11 +386,13 @@ def explore(config: ExploreConfig, emit: EventSink | None = None,
             result.coverage = coverage.describe(config.cwd)
         t2 = time.perf_counter()
         if config.shrink:
-            bugs = _bugs(failing, counts, target, fmt, registry, dispatcher, config)
+            # the budget counts from here: keying the candidates is part of it
             budget = (config.shrink_budget if config.shrink_budget is not None
                       else SHRINK_SHARE * result.loop_seconds + SHRINK_FLOOR)
+            deadline = time.monotonic() + budget
+            bugs = _bugs(failing, counts, target, fmt, registry, dispatcher, config)
             shrinker = _Shrinker(target, fmt, registry, dispatcher, config, checks,
-                                 deadline=time.monotonic() + budget)
+                                 deadline=deadline)
             for bug_key, bug in bugs.items():
                 finding = shrinker.finding(bug_key, bug)
                 result.unshrunk += not finding.shrunk
@@ -550,7 +565,7 @@ def explore_parallel(config: ExploreConfig, workers: int,
         t0 = time.perf_counter()
         _SHARED_POOL = (build_pool(load_tools(config.tools), fmt,
                                    [a for a in wanted if ABUSES[a].applies_to(fmt)],
-                                   config.pool_per_operator, config.seed),
+                                   pool_size(config), config.seed),
                         time.perf_counter() - t0)
     try:
         # not daemonic: a module:function target starts its own worker in each
