@@ -44,6 +44,10 @@ SLOW: dict[str, str] = {
         " smaller same-seed check in the fast tier)",
     "test_scale.py::test_explore_is_deterministic_by_seed":
         "repeats whole explorations to compare them with each other",
+    "test_guided.py::test_the_default_run_ends_with_a_guided_phase_that_finds_more":
+        "two whole runs against a user parser in its worker process",
+    "test_guided.py::test_guided_mutations_never_fault_the_grammar_of_any_format*":
+        "a guided exploration of the grammar in every built-in format",
     "test_scale.py::test_explore_keys_bugs_the_same_whatever_the_shrinking_budget":
         "two explorations, one shrinking every bug, then a replay",
     "test_scale.py::test_explore_reports_each_bug_once":

@@ -95,6 +95,7 @@ def _option_cases() -> Iterator[Bad]:
                                     "1e9"],
         ("fuzz", "--time-limit"): ["0", "-1", "nan", "inf", "abc", "", "-0.0", "1e12"],
         ("fuzz", "--explore"): ["0", "-1", "abc", "1.5", ""],
+        ("fuzz", "--guided-scenarios"): ["-1", "abc", "1.5", "", "1e3", "99999999999"],
         ("fuzz", "--max-examples"): ["0", "-5", "abc", "1.5", "", "1e3", "nan"],
         ("fuzz", "--workers"): ["0", "-1", "abc", "100000", "", "2.0"],
         ("fuzz", "--seed"): ["abc", "1.5", "", str(2**70), "nan", "1" * 5000],

@@ -9,6 +9,7 @@ counts the target's own lines.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -16,6 +17,7 @@ import pytest
 from reactfuzz.cli import main
 from reactfuzz.engine.coverage import Coverage, executable_lines
 from reactfuzz.engine.explore import ExploreConfig, ExploreResult, explore
+from reactfuzz.formats import BUILTIN_FORMATS
 
 MAZE = Path(__file__).with_name("mazeagent.py")
 DEEP = "\u202e"  # the third piece the buggy branch needs
@@ -71,3 +73,55 @@ def test_guided_needs_explore_and_prints_the_coverage(maze: Path, capsys) -> Non
     main([*base, "--explore", "300", "--guided", "--quiet"])
     out = capsys.readouterr().out
     assert "guided:" in out and "of the target's code" in out
+
+
+@pytest.mark.parametrize("fmt", sorted(BUILTIN_FORMATS))
+def test_guided_mutations_never_fault_the_grammar_of_any_format(fmt: str) -> None:
+    """Pieces go inside thoughts; where a piece changes what the format's grammar reads
+    (a tag opened in a tag format's free text), the base's oracle no longer holds and the
+    candidate is dropped: the reference reader is never reported."""
+    r = explore(ExploreConfig(target="grammar", format=fmt, seed=2, scenarios=600,
+                              pool_per_operator=3, guided=True, shrink_budget=0.0))
+    assert r.findings == [], [(f.check, f.abuse, f.completion) for f in r.findings]
+
+
+def test_a_piece_that_opens_a_tag_in_free_text_is_no_finding() -> None:
+    """The fast-tier case of the test above: a tag format, where the thought is free text."""
+    test_guided_mutations_never_fault_the_grammar_of_any_format("tool-call")
+
+
+def test_the_default_run_ends_with_a_guided_phase_that_finds_more(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A default run (every operator) explores each target from what its searches
+    generated, guided by coverage. On the classic regex parser of tests/regexagent.py it
+    finds bugs the searches alone do not (a label spliced mid-line into a thought, where
+    the parser's search finds it), reports the target's coverage, and adds each bug once."""
+    from reactfuzz.engine import FuzzConfig, run_fuzz
+    from reactfuzz.reporting.console import render_console
+    from reactfuzz.reporting.json import summary_to_dict
+
+    agent = Path(__file__).with_name("regexagent.py").read_text(encoding="utf-8")
+    (tmp_path / "regexagent_g.py").write_text(agent, encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    cfg = FuzzConfig(targets=["regexagent_g:parse"], seed=0, max_examples=10, corpus=None,
+                     cwd=str(tmp_path), guided=0)
+    searched = run_fuzz(cfg)
+    guided = run_fuzz(replace(cfg, guided=2000))
+    assert searched.coverage == []
+    keys = [f.root_key() for f in guided.findings]
+    assert len(set(keys)) == len(keys)
+    assert {f.root_key() for f in searched.findings} < set(keys)  # strictly more
+    [cov] = guided.coverage
+    assert cov.target == "regexagent_g:parse" and 0 < cov.reached <= cov.total
+    assert cov.scenarios == 2000 and guided.examples == searched.examples + 2000
+    assert "coverage of regexagent_g:parse:" in render_console(guided)
+    assert summary_to_dict(guided)["coverage"][0]["lines_reached"] == cov.reached
+
+
+def test_a_run_of_chosen_operators_has_no_guided_phase_unless_asked() -> None:
+    from reactfuzz.engine import FuzzConfig
+    from reactfuzz.engine.guided import guided_scenarios
+
+    assert guided_scenarios(FuzzConfig(targets=["x"], max_examples=60)) == 1200
+    assert guided_scenarios(FuzzConfig(targets=["x"], abuses=["clean.render"])) == 0
+    assert guided_scenarios(FuzzConfig(targets=["x"], abuses=["clean.render"], guided=5)) == 5

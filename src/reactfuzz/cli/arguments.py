@@ -200,6 +200,10 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--guided", action="store_true",
                    help="with --explore: trace every parse and mutate further the scenarios"
                         " that reach new lines of your parser's code; prints the coverage")
+    g.add_argument("--guided-scenarios", type=count(0, 10_000_000), metavar="N",
+                   help="scenarios per target of the coverage-guided phase after the"
+                        " operators' searches (default 20 per --max-examples, none with"
+                        " --abuse; 0: none)")
     g = s.add_argument_group("corpus")
     g.add_argument("--corpus", default="fuzz_corpus", metavar="DIR",
                    help="where findings are written and replayed from (default fuzz_corpus)")

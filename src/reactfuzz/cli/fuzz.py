@@ -119,6 +119,7 @@ def _cmd_fuzz(args: argparse.Namespace) -> int:
         corpus=None if args.no_corpus else args.corpus, baseline=args.baseline,
         replay_corpus=not args.no_replay, time_limit=args.time_limit, stream=args.stream,
         strict_protocol=args.strict_protocol, format_fit=not args.no_fit_check,
+        guided=args.guided_scenarios,
     )
     if args.guided and not args.explore:
         raise UsageError("--guided steers --explore: add --explore N (for example"

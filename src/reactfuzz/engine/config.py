@@ -58,6 +58,10 @@ class FuzzConfig:
     hypothesis_db: str | None = None  # shared by workers and runs; then the seed is not used
     strict_protocol: bool = False  # protocol notes count as findings (and fail the run)
     format_fit: bool = True  # probe each target with clean renderings first (engine.fit)
+    guided: int | None = None
+    """Scenarios per target of the coverage-guided phase after the searches (``0``: none;
+    ``None``: 20 per ``max_examples`` when every operator runs, none when ``abuses`` chose
+    some; see :mod:`.guided`)."""
 
     @property
     def size_scale(self) -> float:

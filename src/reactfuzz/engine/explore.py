@@ -32,6 +32,7 @@ from hypothesis.errors import Unsatisfiable
 
 from .._determinism import pinned
 from ..formats import Format, get_format
+from ..grammars import grammar_parse
 from ..strategies import (
     ABUSES,
     Scenario,
@@ -76,6 +77,9 @@ SHRINK_FLOOR = 1.5
 """Shrinking stops after this share of the loop's time plus this many seconds (unless the
 run says otherwise): the bugs left then keep their shortest example, unshrunk."""
 
+TRACE_MAX_CHARS = 4096
+"""Guided exploration traces the parses of texts up to this long (see the loop)."""
+
 TRACE_BATCH = 64
 """Candidates traced per message to the target when the loop's failures are keyed."""
 
@@ -99,6 +103,13 @@ class ExploreConfig:
     corpus: str | None = None
     shrink_examples: int = 60
     shrink_budget: float | None = None
+    shrink_limit: int | None = None
+    """Bugs shrunk at most (in the order met); the others keep their shortest example."""
+    checks: list[str] | None = None
+    """The checks to run per scenario: those of :data:`FAST_CHECKS` among these (all of
+    them when ``None``)."""
+    known: frozenset[FailureKey] = frozenset()
+    """Bugs (check, kind, cause, signature) found already: not reported again."""
     """Seconds of shrinking at most; ``None``: half the loop's time plus 1.5 seconds
     (:data:`SHRINK_SHARE`, :data:`SHRINK_FLOOR`); ``math.inf``: every bug, however long."""
     time_limit: float = 1.0
@@ -290,11 +301,14 @@ _Group = tuple[str, ...]  # (check, failure kind, operator, *how the parse went)
 
 @pinned
 def explore(config: ExploreConfig, emit: EventSink | None = None,
-            shared: tuple[list[Scenario], float] | None = None) -> ExploreResult:
+            shared: tuple[list[Scenario], float] | None = None,
+            target: Target | None = None) -> ExploreResult:
     """Run the fast loop for ``config.scenarios`` scenarios; returns findings and speed.
 
     ``shared`` is a pool already built for this config (and the seconds it took): workers
-    of one exploration draw from one pool, built once."""
+    of one exploration draw from one pool, built once, and a fuzz run's guided phase from
+    the scenarios its searches generated. ``target`` is the target already loaded (the
+    caller closes it)."""
     emit = emit or (lambda e: None)
     fmt = get_format(config.format)
     registry = load_tools(config.tools)
@@ -303,9 +317,12 @@ def explore(config: ExploreConfig, emit: EventSink | None = None,
     require_applicable(config.abuses, fmt)
     wanted = config.abuses if config.abuses is not None else abuse_ids(fmt)
     wanted = [a for a in wanted if ABUSES[a].applies_to(fmt)]
-    checks = get_checks(list(FAST_CHECKS))
+    checks = get_checks([c for c in FAST_CHECKS
+                         if config.checks is None or c in config.checks])
     result = ExploreResult(config.seed, config.target)
-    target: Target = load_target(config.target, fmt, timeout=config.time_limit, cwd=config.cwd)
+    owned = target is None
+    if target is None:
+        target = load_target(config.target, fmt, timeout=config.time_limit, cwd=config.cwd)
     try:
         t0 = time.perf_counter()
         pool = list(shared[0]) if shared is not None else \
@@ -350,12 +367,18 @@ def explore(config: ExploreConfig, emit: EventSink | None = None,
                         rng, base, pieces, fmt, config.max_insertions, None,
                         _slots_of(slots, base, fmt))
                 drawn.append((base, sc, inserts))
-            texts = [TraceRequest(sc.completion) if config.guided else sc.completion
-                     for _, sc, _ in drawn]
+            # a traced parse costs in proportion to the lines it runs: a 16 kB text of a
+            # size operator through a pure-Python parser takes seconds, so long texts are
+            # parsed untraced (what they reach is not counted)
+            texts = [TraceRequest(sc.completion)
+                     if config.guided and len(sc.completion) <= TRACE_MAX_CHARS
+                     else sc.completion for _, sc, _ in drawn]
             parsed = target.run_many(texts)
             for i, ((base, sc, inserts), res) in enumerate(zip(drawn, parsed), first):
                 if (config.guided and res.origin is not None
-                        and coverage.add(res.origin.path) and inserts):
+                        and coverage.add(res.origin.path)):
+                    # a base that reached new lines on its own is a stepping stone too:
+                    # kept, no later mutation of another base reaching the same lines is
                     favoured.append((base, inserts))
                 fp = _fingerprint(res, slow)
                 key = None if fp is None else (id(base), fp)
@@ -393,15 +416,30 @@ def explore(config: ExploreConfig, emit: EventSink | None = None,
             bugs = _bugs(failing, counts, target, fmt, registry, dispatcher, config)
             shrinker = _Shrinker(target, fmt, registry, dispatcher, config, checks,
                                  deadline=deadline)
-            for bug_key, bug in bugs.items():
+            for n, (bug_key, bug) in enumerate(bugs.items()):
+                if config.shrink_limit is not None and n >= config.shrink_limit:
+                    shrinker.deadline = 0.0  # the rest keep their shortest example
                 finding = shrinker.finding(bug_key, bug)
                 result.unshrunk += not finding.shrunk
                 _add_finding(result, finding, config, emit)
         result.shrink_seconds = time.perf_counter() - t2
     finally:
-        target.close()
+        if owned:
+            target.close()
     emit(RunFinished(len(result.findings), 0, result.scenarios, round(result.loop_seconds, 3)))
     return result
+
+
+def _same_meaning(base: Scenario, mutated: Scenario, fmt: Format, check_id: str) -> bool:
+    """Whether the format's grammar reads the mutation as it reads its base, the thought
+    aside. Pieces go inside thought lines where they should change nothing, but a tag
+    format's thought is free text before the tag, and a piece there can open one: the
+    base's oracle holds only where the reading is the same. Two refusals are the same
+    reading, unless the check judges the refusal's reason."""
+    a, b = grammar_parse(base.completion, fmt), grammar_parse(mutated.completion, fmt)
+    reason = check_id == "right-rejection"
+    return (a.action, a.answer, a.invalid is None, reason and a.invalid and a.invalid.code) \
+        == (b.action, b.answer, b.invalid is None, reason and b.invalid and b.invalid.code)
 
 
 def _slots_of(cache: dict[int, _Slots], base: Scenario, fmt: Format) -> _Slots:
@@ -432,6 +470,10 @@ def _bugs(failing: dict[_Group, list[tuple[Scenario, list[tuple[int, str]]]]],
                          get_checks([check_id]), time_limit=config.time_limit)
             if ex.failure is None or ex.failure.kind != kind or ex.failure.cause != "design":
                 continue  # the protocol's ambiguity, or not reproducible
+            if inserts and not _same_meaning(base, texts[id(c)], fmt, check_id):
+                continue  # the pieces changed what the text says: the base's oracle is void
+            if (check_id, kind, "design", ex.failure.signature) in config.known:
+                continue
             bug = bugs.setdefault((check_id, kind, "design", ex.failure.signature), _Bug())
             bug.examples.append((ex, base, inserts))
             if group not in counted:  # a way of failing counts once, for its first bug
@@ -475,7 +517,10 @@ class _Shrinker:
         check_id = key[0]
 
         def fails(ins: list[tuple[int, str]]) -> Example | None:
-            trial = self._examine(_apply(base, ins) if ins else base, check_id)
+            mutated = _apply(base, ins) if ins else base
+            if ins and not _same_meaning(base, mutated, self.fmt, check_id):
+                return None
+            trial = self._examine(mutated, check_id)
             f = trial.failure
             return trial if f is not None and (trial.check, f.kind, f.cause, f.signature) \
                 == key else None

@@ -56,6 +56,19 @@ class OperatorStats:
                    for n in by_check.values())
 
 
+@dataclass(frozen=True)
+class Coverage:
+    """How much of one target's code a run's guided phase reached (lines of the files its
+    parses ran through)."""
+
+    target: str
+    reached: int
+    total: int
+    text: str  # the same in words, with the files
+    kept: int  # mutations kept because they reached new lines
+    scenarios: int
+
+
 @dataclass
 class RunSummary:
     """The result of a fuzz run: findings (design faults), protocol notes, statistics."""
@@ -87,6 +100,10 @@ class RunSummary:
     known_ids: list[str] = field(default_factory=list)
     absorbed: list[Finding] = field(default_factory=list)  # found again, a baseline knew them
     replay_states: dict[str, bool] = field(default_factory=dict)  # replayed id -> reproduced
+    coverage: list[Coverage] = field(default_factory=list)  # per target, from the guided phase
+    # the first scenarios each search generated, per target and operator: the guided
+    # phase's bases (not reported)
+    bases: dict[str, dict[str, list[Any]]] = field(default_factory=dict, repr=False)
 
     @property
     def new_findings(self) -> list[Finding]:

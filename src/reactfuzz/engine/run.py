@@ -20,7 +20,7 @@ from typing import Any
 
 from .._determinism import pinned
 from ..formats import Format
-from ..strategies import ABUSES
+from ..strategies import ABUSES, Scenario
 from ..targets import Target, load_target
 from . import fit as _fit
 from . import pool as _pool
@@ -39,6 +39,7 @@ from .events import (
     event_from_dict,
 )
 from .example import Example, to_finding
+from .guided import guided_phase
 from .replay import replay_known, settle, stored_findings
 from .results import OperatorStats, RunSummary
 from .search import FailureKey, Tally
@@ -80,6 +81,8 @@ def run_fuzz(config: FuzzConfig, emit: EventSink | None = None, *,
                              _formats(plan))
     if workers > 1:
         _run_workers(config, plan, summary, workers, emit)
+        if not summary.interrupted:
+            _guided_here(config, plan, summary, emit, {}, _deadline(config, start))
     else:
         _run_here(config, plan, summary, emit)
     summary.elapsed = time.monotonic() - start
@@ -135,11 +138,27 @@ def _started(config: FuzzConfig, plan: Plan, workers: int) -> RunStarted:
                       operators=applies * len(config.targets))
 
 
+def _deadline(config: FuzzConfig, start: float) -> float | None:
+    return start + config.time_budget if config.time_budget else None
+
+
+def _guided_here(config: FuzzConfig, plan: Plan, summary: RunSummary, emit: EventSink,
+                 targets: dict[str, Target], deadline: float | None) -> None:
+    """The guided phase (:mod:`.guided`); an interruption keeps what the run had."""
+    try:
+        guided_phase(config, plan, summary, emit, targets, deadline)
+    except KeyboardInterrupt as exc:
+        with deferred_signals(reraise=False):
+            summary.interrupted = True
+            summary.terminated |= isinstance(exc, Terminated)
+            emit(Interrupted(len(summary.findings)))
+
+
 def _run_here(config: FuzzConfig, plan: Plan, summary: RunSummary, emit: EventSink,
               *, announce: bool = True) -> None:
-    """Every operator against every target in this process."""
+    """Every operator against every target in this process, then the guided phase."""
     fmt = plan.fmt
-    deadline = time.monotonic() + config.time_budget if config.time_budget else None
+    deadline = _deadline(config, time.monotonic())
     targets = _load_targets(config, fmt)
     if announce:
         emit(_started(config, plan, 1))
@@ -165,12 +184,14 @@ def _run_here(config: FuzzConfig, plan: Plan, summary: RunSummary, emit: EventSi
                 emit(OperatorStarted(name, abuse))
                 t0 = time.monotonic()
                 current, minimal, tally = {}, set(), {}
+                sample: list[Scenario] = []
                 op_seed = operator_seed(plan.seed, name, abuse)
                 # every operator shrinks its own bugs, known or not: what an operator
                 # finds depends on its seed alone, so workers find what one process does
                 _search_module.search(target, name, fmt, plan.registry, dispatcher,
                                       plan.checks, abuse, config, op_seed, deadline, emit,
-                                      stats, current, minimal, tally)
+                                      stats, current, minimal, tally, sample)
+                summary.bases.setdefault(name, {})[abuse] = sample
                 # a signal waits until the findings are saved: the corpus and the
                 # summary never disagree
                 with deferred_signals():
@@ -181,6 +202,7 @@ def _run_here(config: FuzzConfig, plan: Plan, summary: RunSummary, emit: EventSi
                     current = {}
                     emit(OperatorFinished(name, abuse, stats.examples, dict(stats.failures),
                                           round(stats.elapsed, 3)))
+        _guided_here(config, plan, summary, emit, targets, deadline)
     except KeyboardInterrupt as exc:
         with deferred_signals(reraise=False):  # a second Ctrl-C does not lose these
             summary.interrupted = True
@@ -224,18 +246,25 @@ def _collect(
         finding = bounded_finding(to_finding(lead, target, plan.fmt, plan.dispatchers[target],
                                              config.tools, seed, key in minimal,
                                              count=seen.count, examples=others))
-        if _merge_into(summary, finding, config):
-            continue
-        if finding.cause == "protocol":
-            summary.protocol_notes.append(finding)
-            continue
-        if finding.dedup_key() in plan.baseline or finding.root_key() in plan.baseline:
-            summary.baseline_known += 1
-            summary.absorbed.append(finding)
-            continue
-        summary.findings.append(finding)
-        path = save_finding(finding, config.corpus) if config.corpus else None
-        emit(FindingFound(finding, str(path) if path else None))
+        keep(summary, finding, plan, config, emit)
+
+
+def keep(summary: RunSummary, finding: Finding, plan: Plan, config: FuzzConfig,
+         emit: EventSink) -> None:
+    """One finding into the run: merged into its root cause's, a protocol note, set aside
+    as one a baseline knows, or kept, written and announced."""
+    if _merge_into(summary, finding, config):
+        return
+    if finding.cause == "protocol":
+        summary.protocol_notes.append(finding)
+        return
+    if finding.dedup_key() in plan.baseline or finding.root_key() in plan.baseline:
+        summary.baseline_known += 1
+        summary.absorbed.append(finding)
+        return
+    summary.findings.append(finding)
+    path = save_finding(finding, config.corpus) if config.corpus else None
+    emit(FindingFound(finding, str(path) if path else None))
 
 
 def _merge_into(summary: RunSummary, finding: Finding, config: FuzzConfig) -> bool:
@@ -279,7 +308,7 @@ def _worker_run(args: tuple[FuzzConfig, list[str]]) -> RunSummary:
     # the worker saves each operator's findings as the operator ends, as one process
     # does: a parent killed outright (SIGKILL) loses only the operators in progress; the
     # parent merges root causes across workers afterwards and removes what it merged away
-    sub = replace(config, abuses=abuses, replay_corpus=False, strict_protocol=False)
+    sub = replace(config, abuses=abuses, replay_corpus=False, strict_protocol=False, guided=0)
     plan = resolve(sub)
     summary = RunSummary(seed=plan.seed, targets=list(sub.targets), format=plan.fmt.name,
                          dispatcher=plan.dispatcher, tools=sub.tools,
@@ -352,6 +381,8 @@ def _merge_parts(config: FuzzConfig, plan: Plan, summary: RunSummary,
     found: list[Finding] = []
     for part in parts:
         found += part.findings + part.protocol_notes
+        for name, by_abuse in part.bases.items():
+            summary.bases.setdefault(name, {}).update(by_abuse)
         summary.operators.extend(part.operators)
         summary.examples += part.examples
         summary.baseline_known += part.baseline_known

@@ -43,6 +43,9 @@ from .signals import check_stop
 __all__ = ["FailureKey", "Tally", "search"]
 
 
+SAMPLE = 8
+"""Scenarios per operator a search hands its caller as bases for guided exploration."""
+
 FailureKey = tuple[str, str, str, str]
 """(check, failure kind, cause, signature): what makes two failing examples one failure."""
 
@@ -91,12 +94,14 @@ def search(
     recorded: dict[FailureKey, Example] | None = None,
     shrunk: set[FailureKey] | None = None,
     tally: dict[FailureKey, Tally] | None = None,
+    sample: list[Scenario] | None = None,
 ) -> dict[FailureKey, Example]:
     """Search one operator: one example per failure, minimal where it could be shrunk.
 
     ``recorded`` (filled as the search goes) lets a caller keep what an interrupted search
     had found; ``shrunk`` (filled too) names the failures whose example is minimal;
-    ``tally`` counts each failure's examples and keeps a few.
+    ``tally`` counts each failure's examples and keeps a few; ``sample`` gets the first
+    :data:`SAMPLE` scenarios generated (the bases of the run's guided phase).
     """
     recorded = {} if recorded is None else recorded
     shrunk = set() if shrunk is None else shrunk
@@ -122,6 +127,8 @@ def search(
         stats.examples += 1
         if not raising[0]:
             stats.generated += 1
+            if sample is not None and len(sample) < SAMPLE:
+                sample.append(sc)
         now = time.monotonic()
         if now - last_progress[0] > 0.5:
             last_progress[0] = now

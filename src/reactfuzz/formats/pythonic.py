@@ -15,6 +15,7 @@ import ast
 import json
 import keyword
 import math
+import warnings
 from typing import TYPE_CHECKING, Any
 
 from lark import Token, Tree
@@ -166,7 +167,11 @@ class PythonicFamily(Family):
             # a literal the grammar accepted: literal_eval reads it and runs nothing (and
             # refuses what Python would, such as a '\N{...}' escape with no such name)
             try:
-                values.append(ast.literal_eval(text[span[0] : span[1]]))
+                with warnings.catch_warnings():
+                    # an escape Python does not know ('\F') is read as written, with a
+                    # warning that would reach the user's terminal once per value
+                    warnings.simplefilter("ignore")
+                    values.append(ast.literal_eval(text[span[0] : span[1]]))
             except (ValueError, SyntaxError, MemoryError, RecursionError) as e:
                 line, column = name.line or 1, name.column or 1
                 return Step(thought=thought, invalid=Invalid(

@@ -134,6 +134,10 @@ def render_console(summary: RunSummary, *, color: bool = False, width: int = 100
             out.append(lead + visible(f.completion, limit=max(10, width - len(lead))))
         out.append("")
 
+    for cov in summary.coverage:
+        said = (f"coverage of {cov.target}: {cov.text} (guided phase: {cov.scenarios:,}"
+                f" scenarios, {cov.kept} mutations kept for reaching new lines)")
+        out += textwrap.wrap(said, width)
     counts = _counts_line(summary)
     code = "1;31" if summary.findings else "1;32"
     out += [_paint(line, code, color) for line in textwrap.wrap(counts, width)]

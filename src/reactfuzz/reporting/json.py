@@ -85,6 +85,10 @@ def summary_to_dict(summary: RunSummary) -> dict[str, Any]:
         # as the corpus stores them, so ``Finding.model_validate`` still reads them back)
         "advice": {f.id: advice_for(f) for f in [*summary.findings, *summary.protocol_notes]},
         "operators": [_jsonable(o) for o in summary.operators],
+        # per target, what the guided phase's parses reached of its code
+        "coverage": [{"target": c.target, "lines_reached": c.reached, "lines_total": c.total,
+                      "text": c.text, "mutations_kept": c.kept, "scenarios": c.scenarios}
+                     for c in summary.coverage],
     }
 
 

@@ -123,6 +123,9 @@ def render_markdown(summary: RunSummary, *, limit: int = MARKDOWN_LIMIT,
         + f" · corpus: {summary.replayed} replayed, {summary.reproduced} reproduced" \
         + f" · **{_known_line(summary)}**"
     out = [f"## reactfuzz: {head}", "", meta, ""]
+    for cov in summary.coverage:
+        out += [f"Coverage of `{cov.target}`: {cov.text} (guided phase: {cov.scenarios:,}"
+                f" scenarios).", ""]
     header, rows = _count_table(summary)
     rows = [[_code(r[0], cell=True) if r[0] != "total" else "**total**", *r[1:]] for r in rows]
     out += _md_table(header, [[c.replace(".", "·") if c == "." else c for c in r]
