@@ -26,10 +26,11 @@ from . import order
 from . import content
 from . import prose
 from . import layout
+from . import domain
 # isort: on
 
 __all__ = [
-    "clean", "content", "extra", "fabricated", "injected", "json_args", "label", "layout",
+    "clean", "content", "domain", "extra", "fabricated", "injected", "json_args", "label", "layout",
     "malformed", "markup", "missing", "names", "order", "prose", "quoting", "size", "stop",
     "variant",
 ]
