@@ -24,9 +24,9 @@ from . import names
 from . import json_args
 from . import order
 from . import content
+from . import domain  # the content family's last operator: families stay together
 from . import prose
 from . import layout
-from . import domain
 # isort: on
 
 __all__ = [
