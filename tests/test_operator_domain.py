@@ -132,3 +132,12 @@ def test_catches_an_xml_library_that_refuses_a_raw_ampersand_or_angle_bracket() 
 @pytest.mark.parametrize("fmt", ["bracket", "action-input", "json-blob-fenced", "xml-invoke"])
 def test_leaves_the_grammar_alone(fmt: str) -> None:
     _left_alone(_grammar(fmt), fmt, OP)
+
+
+def test_the_classic_fenced_blob_parser_ends_its_blob_at_a_fence_in_an_argument() -> None:
+    """The built-in classic reader of ``json-blob-fenced`` has the fenced-blob guard above."""
+    from reactfuzz.parsers import get_parser
+
+    classic = get_parser("classic-json-blob-fenced", "json-blob-fenced")
+    sc = _caught(classic.parse, "json-blob-fenced", OP)
+    assert sc.completion.count("```") >= 3

@@ -17,15 +17,17 @@ kind:
   ``LIKE '%refund%'``, ``IN (1, 2)``, ``--`` comments and semicolons, on one line or
   one clause a line;
 * **code**: a Python or JavaScript snippet with brackets, braces, both quotes, a ``#`` or
-  ``//`` comment, a template literal and indentation, over several lines;
+  ``//`` comment, a template literal and indentation, over several lines, half the time
+  in a code fence as models write code in chat;
 * **shell**: commands joined by ``|``, ``&&``, ``;`` or ``||``, with ``$(...)``,
   redirects (``>``, ``2>&1``), globs and quoted arguments;
 * **paths**: POSIX paths with spaces and parentheses, ``~`` and ``./``, Windows paths
   (``C:\\Users\\Ana\\Documents\\Q3 report.xlsx``) and UNC shares;
 * **URLs**: query strings with ``&``, ``=``, ``%20``, ``ids[]=`` brackets, an encoded
   URL as a value, and a ``#`` fragment;
-* **Markdown**: a table of ``|`` rows, a fenced code block, a list, a ``#`` heading,
-  blocks separated by blank lines;
+* **Markdown**: a report: a ``#`` heading or none, a table of ``|`` rows (an escaped
+  ``\\|`` in a cell), a list or a quote, then a fenced code block, the blocks separated
+  by blank lines;
 * **paragraphs**: two or three paragraphs of prose with commas, quotes and colons.
 
 The format writes the value as it writes any text: a JSON family escapes quotes,
