@@ -115,6 +115,9 @@ PARTIAL_STOP: Final = ("Refuse an action whose value ends in the first letters o
 IN_PLACE: Final = ("Read each part where the format puts it: the tool name from the action"
                    " line alone, the arguments as one JSON field (a string ends at its"
                    " closing quote, whatever it holds) and the answer to its end.")
+DOMAIN_TEXT: Final = ("End an argument only where the format ends it (its closing quote, bracket,"
+                      " tag or the next label line), never at a `;`, `|`, `&`, `#`, code fence"
+                      " or line break inside it, and pass the text on whole.")
 LENIENT: Final = ("Decode with a strict `json.loads` first; a JSON5 or repair fallback must"
                   " give the same strings (`\\ud83c\\udf89` is one emoji, never two lone"
                   " surrogates) or refuse.")
@@ -281,6 +284,11 @@ OPERATOR_ADVICE: Final[dict[str, _Fix]] = {
         " `null`, `None`, `true` or `007` as text.",
         "Type each value by the tool's schema, not by its look: text that reads as null or"
         " a number is still a valid string."),
+    "content.domain-text": _Fix(
+        DOMAIN_TEXT,
+        "Take SQL, code, commands, paths, URLs and Markdown as text the format carries; a guard"
+        " that refuses an argument for its content belongs in the tool, against its schema.",
+        {"bracket": QUOTE}),
     "size.unclosed-argument-run": _Fix(
         "Match one argument at a time with a pattern that cannot match the separator (no"
         " `.*` inside a repeated group), or parse the call with a grammar or `ast`: an"

@@ -24,12 +24,13 @@ from . import names
 from . import json_args
 from . import order
 from . import content
+from . import domain  # the content family's last operator: families stay together
 from . import prose
 from . import layout
 # isort: on
 
 __all__ = [
-    "clean", "content", "extra", "fabricated", "injected", "json_args", "label", "layout",
+    "clean", "content", "domain", "extra", "fabricated", "injected", "json_args", "label", "layout",
     "malformed", "markup", "missing", "names", "order", "prose", "quoting", "size", "stop",
     "variant",
 ]
