@@ -89,7 +89,8 @@ class Plan:
 
 
 def resolve(config: FuzzConfig) -> Plan:
-    """Resolve a config's names (or raise a usage error for the first unknown one).
+    """Resolve a config's names (or raise a usage error for the first unknown one): what
+    a fuzz run, an exploration and the coverage-guided harness each work with.
 
     A config without a seed gets a fresh one here, so everything after sees one number.
     """
@@ -106,8 +107,8 @@ def resolve(config: FuzzConfig) -> Plan:
     }
     for d in set(dispatchers.values()):
         get_dispatcher(d)
-    return Plan(seed, fmt, checks, list(wanted), dispatchers, load_tools(config.tools),
-                _baseline_keys(config.baseline))
+    return Plan(seed, fmt, checks, list(wanted), dispatchers,
+                load_tools(config.tools, cwd=config.cwd), _baseline_keys(config.baseline))
 
 
 def require_applicable(abuses: list[str] | None, fmt: Format) -> None:

@@ -31,8 +31,8 @@ from .corpus import AcceptableSpec, Finding, IntentSpec, OriginSpec, pick_exampl
 from .growth import measure_growth
 from .rootcause import with_origin
 
-__all__ = ["Decided", "Example", "decide_example", "examine", "prefetch_origins", "to_finding",
-           "with_path"]
+__all__ = ["Decided", "Example", "decide_example", "examine", "prefetch_origins",
+           "ranked_failures", "to_finding", "with_path"]
 
 
 @dataclass(frozen=True)
@@ -165,16 +165,7 @@ def examine(
         target_is_grammar=target_is_grammar,
         streamed_step=streamed, reading=reading, growth=growth, keyed=keyed,
     )
-    failures = []
-    for c in checks:
-        try:
-            f = c(inp)
-        except Exception as e:  # a bug in a (user) check, not a finding about the target
-            raise UsageError(f"check {c.id!r} raised {type(e).__name__}: {e}") from None
-        if f is not None:
-            failures.append((c, f))
-    # a design fault outranks a protocol note on the same example
-    failures.sort(key=lambda cf: cf[1].cause != "design")
+    failures = ranked_failures(checks, inp)
     if not failures:
         return Example(scenario, step, outcome, verdict, None, None, reading)
     failed, failure = failures[0]
@@ -184,6 +175,21 @@ def examine(
         if origin is not None:
             failure = keyed_by_origin(failure, origin)
     return Example(scenario, step, outcome, verdict, failure, failed.id, reading, origin)
+
+
+def ranked_failures(checks: list[Check], inp: CheckInput) -> list[tuple[Check, Failure]]:
+    """Every check's failure on one example, the one that wins first: a design fault
+    before a protocol note, then in the checks' order (the one rule every caller uses)."""
+    failures = []
+    for c in checks:
+        try:
+            f = c(inp)
+        except Exception as e:  # a bug in a (user) check, not a finding about the target
+            raise UsageError(f"check {c.id!r} raised {type(e).__name__}: {e}") from None
+        if f is not None:
+            failures.append((c, f))
+    failures.sort(key=lambda cf: cf[1].cause != "design")
+    return failures
 
 
 _TRACES_KEPT = 64  # a path holds up to 4,096 lines: a small cache keeps memory flat

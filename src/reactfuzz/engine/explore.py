@@ -45,7 +45,7 @@ from ..targets import ParseResult, Target, load_target, load_tools
 from ..targets.origin import TraceRequest
 from ..tools import ToolRegistry
 from .checks import Check, get_checks
-from .config import FuzzConfig, auto_dispatcher, operator_seed, require_applicable
+from .config import FuzzConfig, operator_seed, require_applicable, resolve
 from .corpus import Finding, bounded_finding, iter_corpus, save_finding
 from .coverage import Coverage
 from .events import EventSink, ExamplesRan, FindingFound, RunFinished, RunStarted
@@ -310,15 +310,14 @@ def explore(config: ExploreConfig, emit: EventSink | None = None,
     the scenarios its searches generated. ``target`` is the target already loaded (the
     caller closes it)."""
     emit = emit or (lambda e: None)
-    fmt = get_format(config.format)
-    registry = load_tools(config.tools)
-    dispatcher = auto_dispatcher(config.target) if config.dispatcher == "auto" \
-        else config.dispatcher
+    plan = resolve(FuzzConfig(
+        targets=[config.target], format=config.format, dispatcher=config.dispatcher,
+        tools=config.tools, abuses=config.abuses, seed=config.seed, cwd=config.cwd,
+        checks=[c for c in FAST_CHECKS if config.checks is None or c in config.checks]))
+    fmt, registry, checks = plan.fmt, plan.registry, plan.checks
+    dispatcher = plan.dispatchers[config.target]
     require_applicable(config.abuses, fmt)
-    wanted = config.abuses if config.abuses is not None else abuse_ids(fmt)
-    wanted = [a for a in wanted if ABUSES[a].applies_to(fmt)]
-    checks = get_checks([c for c in FAST_CHECKS
-                         if config.checks is None or c in config.checks])
+    wanted = [a for a in plan.abuses if ABUSES[a].applies_to(fmt)]
     result = ExploreResult(config.seed, config.target)
     owned = target is None
     if target is None:

@@ -22,17 +22,18 @@ from typing import Literal
 
 from ..designs import Reading
 from ..dispatch import Finished, Outcome
-from ..engine import auto_dispatcher, decide_example
-from ..engine.checks import Check, CheckInput, Failure, get_checks
+from ..engine import decide_example
+from ..engine.checks import Check, CheckInput, Failure
+from ..engine.config import FuzzConfig, resolve
 from ..engine.corpus import Finding, iter_corpus, save_finding
-from ..engine.example import Example, to_finding
+from ..engine.example import Example, ranked_failures, to_finding
 from ..errors import UsageError
-from ..formats import Format, get_format
+from ..formats import Format
 from ..model import Call, Step
 from ..oracle import judge
 from ..parsers import PARSERS
 from ..strategies import Scenario
-from ..targets import CallableTarget, Target, load_target, load_tools
+from ..targets import CallableTarget, Target, load_target
 from ..targets.user_code import resolve_parser
 from .oracle import NO_ACTION, scenario_from_reading
 from .shrink import shrink_text
@@ -143,12 +144,15 @@ class Harness:
         shrink_budget: int = 4000,
         shrink_seconds: float = 10.0,
     ) -> None:
-        self.fmt = get_format(fmt)
+        plan = resolve(FuzzConfig(targets=[target], format=fmt, dispatcher=dispatcher,
+                                  tools=tools, checks=list(checks or DEFAULT_CHECKS), seed=0,
+                                  cwd=cwd))
+        self.fmt = plan.fmt
         self.target_spec = target
-        self.dispatcher = auto_dispatcher(target) if dispatcher == "auto" else dispatcher
+        self.dispatcher = plan.dispatchers[target]
         self.tools_spec = tools
-        self.registry = load_tools(tools, cwd=cwd)
-        self.checks: list[Check] = get_checks(list(checks or DEFAULT_CHECKS))
+        self.registry = plan.registry
+        self.checks: list[Check] = plan.checks
         self.time_limit = time_limit
         self.findings_dir = Path(findings) if findings is not None else None
         if on_failure not in ("raise", "record"):
@@ -193,15 +197,10 @@ class Harness:
                          verdict=verdict, error=error, timed_out=timed_out, elapsed=elapsed,
                          time_limit=self.time_limit, target_is_grammar=self.is_grammar,
                          reading=reading)
-        first: tuple[str, Failure] | None = None
-        for c in self.checks:
-            try:
-                f = c(inp)
-            except Exception as e:  # a bug in a (user) check, not a finding about the target
-                raise UsageError(f"check {c.id!r} raised {type(e).__name__}: {e}") from None
-            if f is not None and f.cause == "design" and self._counts(c.id, inp):
-                first = (c.id, _readable(f, sc.intent))
-                break
+        # the engine's rule for which failure wins; raw bytes count design faults only
+        first: tuple[str, Failure] | None = next(
+            ((c.id, _readable(f, sc.intent)) for c, f in ranked_failures(self.checks, inp)
+             if f.cause == "design" and self._counts(c.id, inp)), None)
         return Example(sc, step, outcome, verdict, first[1] if first else None,
                        first[0] if first else None, reading)
 
