@@ -126,10 +126,11 @@ def _compile(text: str, path: str) -> Lark:
             maybe_placeholders=False,
         )
     except (LarkGrammarError, LarkError) as e:
-        first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+        said = _compile_error(e)
+        hint = (" (a format grammar needs the rules 'completion' and 'transcript')"
+                if re.search(r"'(?:completion|transcript)'", said) else "")
         raise GrammarError(
-            f"{path}: grammar does not compile: {_own_lines(first, text)} "
-            "(a format grammar needs the rules 'completion' and 'transcript')"
+            f"{path}: grammar does not compile: {_own_lines(said, text)}{hint}"
         ) from None
     except OSError as e:  # an %import of a file that is not there
         raise GrammarError(f"{path}: grammar does not compile: {e.strerror or e}"
@@ -142,6 +143,37 @@ def _compile(text: str, path: str) -> Lark:
                            f" {str(e).strip().splitlines()[0] if str(e).strip() else ''}"
                            ) from None
     return parser
+
+
+def _rule_name(name: str) -> str:
+    """A rule as the grammar file names it (Lark names the expansions of ``x*``, ``x+``
+    and ``x?`` inside rule ``r`` ``__r_star_0`` and so on)."""
+    m = re.fullmatch(r"__(\w+?)_(?:star|plus|opt)_\d+", name)
+    return m.group(1) if m else name
+
+
+def _compile_error(e: Exception) -> str:
+    """Lark's message on a grammar in the words of the grammar file: its rules and
+    terminals by name (not Lark's reprs), a conflict with the rules in it."""
+    text = str(e).strip()
+    first = text.splitlines()[0] if text else type(e).__name__
+    m = re.match(r"(Reduce/Reduce|Shift/Reduce) collision in Terminal\('(\w+)'\)", first)
+    if m:
+        rules = []
+        for rule, body in re.findall(r"<(\w+) : ([^>]*)>", text):
+            said = f"'{_rule_name(rule)}' ({body.strip() or 'empty'})"
+            if said not in rules:
+                rules.append(said)
+        return (f"{m.group(1)} conflict before terminal '{m.group(2)}': the rules"
+                f" {' and '.join(rules[:2]) or '(unnamed)'} can both end there; LALR needs one"
+                " reading, so change one of them")
+    first = re.sub(r"^Rule '", "rule '", first)
+    m = re.match(r"rule '([A-Z_][A-Z0-9_]*)' used but not defined(.*)", first)
+    if m:  # Lark calls every name a rule; an upper-case one is a terminal
+        first = f"terminal '{m.group(1)}' used but not defined{m.group(2)}"
+    first = re.sub(r"\bNonTerminal\('(\w+)'\)", lambda x: f"rule '{_rule_name(x.group(1))}'",
+                   first)
+    return re.sub(r"\bTerminal\('(\w+)'\)", r"terminal '\1'", first)
 
 
 _ADDED = "// labels of this format (written from its data)"
@@ -213,11 +245,36 @@ def _describe_terminal(name: str, fmt: Format) -> str:
     if role is not None:
         word = getattr(fmt.labels, role)
         return f"'{word} N:'" if fmt.numbered and role != "action_input" else f"'{word}:'"
-    if name in _TERMINAL_NAMES:
+    own = fmt.grammar is not None and Path(fmt.grammar).is_absolute()
+    if name in _TERMINAL_NAMES and not (own and name in _user_terminals(fmt)):
         return _TERMINAL_NAMES[name]
+    pattern = _literal_of(name, fmt)
+    if pattern is not None:  # a string terminal, named or written in a rule: the string
+        return repr(pattern)
+    if own and name in _user_terminals(fmt):
+        return name  # the user's own terminal, as their grammar names it
     if name.startswith("__ANON") or name.isupper():
         return name.lower()
     return name
+
+
+@lru_cache(maxsize=64)
+def _terminal_patterns(fmt: Format) -> dict[str, tuple[str, str]]:
+    """Each terminal of the format's compiled grammar: its kind (``str``/``re``) and value."""
+    return {t.name: (t.pattern.type, t.pattern.value) for t in _parser_for(fmt).terminals}
+
+
+def _literal_of(name: str, fmt: Format) -> str | None:
+    kind, value = _terminal_patterns(fmt).get(name, ("", ""))
+    return value if kind == "str" else None
+
+
+@lru_cache(maxsize=64)
+def _user_terminals(fmt: Format) -> frozenset[str]:
+    """The terminals a user's grammar file defines itself (not imported, not built in)."""
+    text, _ = grammar_source(fmt)
+    mine = text.split(_ADDED, 1)[0]
+    return frozenset(re.findall(r"(?m)^\s*([A-Z_][A-Z0-9_]*)(?:\.-?\d+)?\s*:", mine))
 
 
 _LABELISH = re.compile(r"^\s*[*_#>\-]*\s*([A-Za-z][A-Za-z ]{1,20}?)(?:\s*\d+)?\s*[*_]*\s*:", re.I)
