@@ -393,8 +393,8 @@ def run_bench(*, quick: bool = False, rounds: int = 7, target: str | None = None
     rows.append(BenchRow("explore: scenarios per second", 1 / per, "/s", None, "",
                          "", None,
                          f"{per * 1e6:.1f} us each; {per / own:.1f}x the classic parse,"
-                         f" {per / base:.0f}x bare re; not held (absolute: 25,000/s on an idle"
-                         " core, it moves with the load)", wall=1 / per_wall))
+                         f" {per / base:.0f}x bare re; not held (an absolute rate: it moves"
+                         " with the machine and what else runs on it)", wall=1 / per_wall))
     rows.append(BenchRow("explore: per scenario vs the target's own parse", per / own, "x",
                          None, "", "<= 30x", per / own <= 30,
                          f"target classic-bracket; {ex_n:,} scenarios"))
