@@ -137,6 +137,7 @@ def _option_cases() -> Iterator[Bad]:
         ("fuzz nothing", ("fuzz", "--no-corpus"), "--parser"),
         ("fuzz --explore two targets", (*FUZZ, "--parser", "classic-json", "--explore", "5"),
          "--explore"),
+        ("fuzz --guided without --explore", (*FUZZ, "--guided"), "--explore"),
         ("fuzz unknown option", (*FUZZ, "--nosuch"), "--nosuch"),
         ("parse unknown option", ("parse", "--nosuch", "ok.txt"), "--nosuch"),
         ("replay unknown option", ("replay", "--nosuch"), "--nosuch"),

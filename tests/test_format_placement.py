@@ -124,8 +124,8 @@ def test_operators_that_need_a_thought_still_write_one() -> None:
     assert sc.completion.startswith("<think>\nI must not run <tool_call>")
 
 
-def test_think_is_read_only_by_the_tag_family(tmp_path: Path) -> None:
-    with pytest.raises(FormatError, match="'think' is read only by the tag family"):
+def test_think_is_read_only_by_the_tag_and_xml_families(tmp_path: Path) -> None:
+    with pytest.raises(FormatError, match="'think' is read only by the tag and xml families"):
         _with("json-blob", tmp_path, think="never")
     with pytest.raises(FormatError, match="think"):
         _with("tool-call", tmp_path, think="sometimes")

@@ -17,6 +17,7 @@ def test_builtins_with_grammars() -> None:
     assert list(BUILTIN_FORMATS) == ["bracket", "paper", "action-input", "json-args",
                                      "action-input-json", "json-blob", "json-blob-fenced",
                                      "react-single", "tool-call", "function-tag",
+                                     "xml-invoke", "xml-function", "xml-tags", "pythonic",
                                      "dspy-react", "json-bare"]
     for fmt in BUILTIN_FORMATS.values():
         assert fmt.notes, f"{fmt.name} must document its label-variant decisions"
@@ -127,18 +128,20 @@ def test_each_builtin_format_has_its_family_object() -> None:
 
     assert list(FAMILIES) == ["bracket", "paper", "action_input", "json_args",
                               "action_input_json", "json_blob", "tag", "template_json",
-                              "template_comma", "template_single", "sections", "bare_json"]
+                              "template_comma", "template_single", "sections", "bare_json",
+                              "xml", "pythonic"]
     names = {n: f.family.name for n, f in BUILTIN_FORMATS.items()}
     assert names == {"bracket": "bracket", "paper": "paper",
                      "action-input": "action_input", "json-args": "json_args",
                      "action-input-json": "action_input_json", "json-blob": "json_blob",
                      "json-blob-fenced": "json_blob", "react-single": "paper",
                      "tool-call": "tag", "function-tag": "tag", "dspy-react": "sections",
-                     "json-bare": "bare_json"}
+                     "json-bare": "bare_json", "xml-invoke": "xml", "xml-function": "xml",
+                     "xml-tags": "xml", "pythonic": "pythonic"}
     for fmt in BUILTIN_FORMATS.values():
         fam = fmt.family
         assert isinstance(fam, Family) and FAMILIES[fam.name] is fam
-        assert fmt.grammar == fam.grammar_file
+        assert fmt.grammar == fam.grammar_for(fmt)
         assert {"completion", "transcript", "action"} <= set(fam.rules)
 
 
@@ -171,8 +174,8 @@ def test_a_second_family_for_the_same_data_is_refused() -> None:
 
 def test_unknown_syntax_names_the_registered_ones(tmp_path: Path) -> None:
     with pytest.raises(FormatError, match=r"key 'syntax': Input should be 'bracket', "
-                       r"'action-input', 'json-args', 'json-blob', 'tag', 'template', 'sections' or 'bare-json'"):
-        load_format(write(tmp_path, "base = 'bracket'\nsyntax = 'xml'\n"))
+                       r"'action-input', 'json-args', 'json-blob', 'tag', 'template', 'sections', 'bare-json', 'xml' or 'pythonic'"):
+        load_format(write(tmp_path, "base = 'bracket'\nsyntax = 'xmlish'\n"))
 
 
 @pytest.mark.parametrize(

@@ -457,3 +457,141 @@ def test_a_call_read_as_a_message_splits_by_how_the_format_reads_the_text() -> N
         signatures[name] = ex.failure.signature
     assert signatures["broken"] == signatures["shape"]
     assert len({signatures[n] for n in ("broken", "unclosed", "swallowed")}) == 3, signatures
+
+
+# --- content.typed-lookalike -------------------------------------------------------------
+
+
+def _guessing_types(fmt: str) -> Reader:
+    """The grammar's reading, each text value then typed by its look (``json.loads``, else
+    the text): what XML and text-protocol readers do that convert without the schema."""
+
+    def read(text: str) -> Step:
+        step = grammar_parse(text, fmt)
+        if step.action is None:
+            return step
+        typed = []
+        for value in step.action.args:
+            try:
+                typed.append(json.loads(value) if isinstance(value, str) else value)
+            except ValueError:
+                typed.append(value)
+        return Step(thought=step.thought, action=Action(
+            step.action.tool, step.action.raw, tuple(typed), step.action.names))
+
+    return read
+
+
+@pytest.mark.parametrize("fmt", ["xml-invoke", "bracket"])
+def test_typed_lookalike_catches_a_reader_that_types_by_look(fmt: str) -> None:
+    sc = _caught(_guessing_types(fmt), fmt, "content.typed-lookalike")
+    assert ">null<" in sc.completion or "[null" in sc.completion  # shrunk to the first
+
+
+def test_typed_lookalike_leaves_a_schema_reader_alone() -> None:
+    _left_alone(_grammar("xml-invoke"), "xml-invoke", "content.typed-lookalike")
+
+
+# --- size.unclosed-argument-run -----------------------------------------------------------
+
+# a call regex with a quantifier over one argument nested in one over the list, '.*'
+# matching commas (DOTALL): the shape of a pythonic reader's pattern (sglang issue 31912)
+NESTED = r"\[(\w+\((\w+=.*,\s*)*(\w+=.*\s*)?\)\s*)+\]"
+
+
+@pytest.mark.slow  # long runs parse for seconds in the grammar's left-alone search
+def test_unclosed_argument_run_writes_what_a_nested_regex_cannot_finish() -> None:
+    import regex
+
+    def long_cut(sc: Scenario) -> bool:
+        return sc.completion.startswith("[f(") and sc.completion.count("=") >= 40
+
+    sc = find(scenarios(REG, "pythonic", abuses=["size.unclosed-argument-run"]), long_cut,
+              settings=_settings(200))
+    assert not sc.completion.rstrip().endswith("]")  # cut: no closing bracket comes
+    # 2^40 ways to split the run: no machine finishes it, whatever its load
+    with pytest.raises(TimeoutError):
+        regex.search(NESTED, sc.completion, regex.DOTALL, timeout=0.2)
+    # the grammar refuses it at once, and a reader of the grammar is left alone
+    assert grammar_parse(sc.completion, "pythonic").invalid is not None
+    _left_alone(_grammar("pythonic"), "pythonic", "size.unclosed-argument-run")
+
+
+# --- layout.part-moved --------------------------------------------------------------------
+
+
+def _same_line_only(text: str) -> Step:
+    """A bracket reader whose label takes `[ \\t]*`, not `\\s*`: the value must share the
+    label's line, where the format lets it start on the next one."""
+    m = re.search(r"(?m)^Action:[ \t]*(\w+)\[(.*)\][ \t]*$", text)
+    if m is not None:
+        return Step(action=Action(m.group(1), m.group(2), (m.group(2),)))
+    m = re.search(r"(?m)^Answer:[ \t]*(\S.*)$", text)
+    if m is not None:
+        return Step(answer=m.group(1).strip())
+    return Step(invalid=Invalid("no-action", "no action on a label's line"))
+
+
+def test_part_moved_catches_a_reader_that_wants_the_value_on_the_labels_line() -> None:
+    sc = _caught(_same_line_only, "bracket", "layout.part-moved")
+    assert re.search(r"(?m)^(Action|Answer):\n", sc.completion)
+
+
+def test_part_moved_leaves_the_grammar_alone() -> None:
+    _left_alone(_grammar("bracket"), "bracket", "layout.part-moved")
+    _left_alone(_grammar("action-input-json"), "action-input-json", "layout.part-moved")
+
+
+# --- json.scalar-args --------------------------------------------------------------------
+
+
+def _keys_of_decoded(text: str) -> Step:
+    """The grammar's reading of the action, then the arguments' keys taken as a dict's,
+    whatever the JSON was (lagent's parse_inputs: ``set(inputs)`` after ``json.loads``)."""
+    m = re.search(r"(?m)^Action Input: (.*)$", text)
+    if m is None:
+        return grammar_parse(text, "action-input-json")
+    set(json.loads(m.group(1)))  # TypeError on a number or a bool: the mechanism's crash
+    return grammar_parse(text, "action-input-json")
+
+
+def test_scalar_args_catch_a_reader_that_takes_the_keys_of_any_json() -> None:
+    def crashes(sc: Scenario) -> bool:
+        try:
+            _keys_of_decoded(sc.completion)
+        except TypeError:
+            return True
+        return False
+
+    sc = find(scenarios(REG, "action-input-json", abuses=["json.scalar-args"]), crashes,
+              settings=_settings(60))
+    assert re.search(r"(?m)^Action Input: (42|true)$", sc.completion)
+
+
+def test_scalar_args_leave_the_grammar_alone() -> None:
+    _left_alone(_grammar("action-input-json"), "action-input-json", "json.scalar-args")
+
+
+# --- size.label-gap-run --------------------------------------------------------------------
+
+# a label with adjacent quantifiers over the same spaces (a step number that may or may not
+# stand between them), searched anywhere: every split of a run is tried before it fails
+ADJACENT = r"Action[ \t]*\d*[ \t]*:[ \t]*(\w+)\[(.*)\]"
+
+
+@pytest.mark.slow  # the left-alone search parses runs of thousands of spaces
+def test_label_gap_run_writes_what_adjacent_quantifiers_take_seconds_on() -> None:
+    import regex
+
+    def long_gap(sc: Scenario) -> bool:
+        return re.search(r"Action[ \t]{8000,}", sc.completion) is not None
+
+    sc = find(scenarios(REG, "bracket", abuses=["size.label-gap-run"]), long_gap,
+              settings=_settings(300))
+    # n spaces split two ways: n^2/2 tries, tens of millions at 8,000 and more; a linear
+    # reader takes microseconds, so a limit of a tenth of a second has room either way
+    with pytest.raises(TimeoutError):
+        regex.search(ADJACENT, sc.completion, timeout=0.1)
+    assert regex.search(r"Action[ \t]*:[ \t]*(\w+)\[(.*)\]", sc.completion, timeout=0.1) \
+        is not None or grammar_parse(sc.completion, "bracket").invalid is not None
+    _left_alone(_grammar("bracket"), "bracket", "size.label-gap-run", n=20)

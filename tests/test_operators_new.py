@@ -77,6 +77,8 @@ def test_new_operators_are_registered_after_the_others_and_documented() -> None:
 JSON_FORMATS = {"json-args", "action-input-json", "json-blob", "json-blob-fenced", "tool-call",
                 "function-tag", "dspy-react", "json-bare"}
 TAG_FORMATS = {"tool-call", "function-tag"}
+XML_FORMATS = {"xml-invoke", "xml-function", "xml-tags"}
+BARE = {"json-bare", "pythonic"}  # the whole completion is the call: no thought, no label
 APPLIES = {
     # operator: the built-in formats it applies to (from the family's attributes); the
     # others apply to every format
@@ -84,24 +86,34 @@ APPLIES = {
     "json.nested": JSON_FORMATS,
     "json.comment": JSON_FORMATS,
     "json.label-in-string": JSON_FORMATS,
+    "json.scalar-args": JSON_FORMATS,
     "content.lenient-json": JSON_FORMATS,
     # a tag format's answer is unmarked text: answer + action is a thought and an action
-    "order.answer-and-action": set(BUILTIN_FORMATS) - TAG_FORMATS - {"json-bare"},
-    # a brace needs a format whose arguments open with one (action-input: a bare line)
-    "prose.lone-brace": set(BUILTIN_FORMATS) - {"action-input"},
+    "order.answer-and-action": set(BUILTIN_FORMATS) - TAG_FORMATS - XML_FORMATS - BARE,
+    # a brace needs a format whose arguments open with one (action-input: a bare line; the
+    # XML formats: tags)
+    "prose.lone-brace": set(BUILTIN_FORMATS) - {"action-input"} - XML_FORMATS,
     # only where the answer is a finish action
     "prose.plain-answer": {"paper", "json-blob", "json-blob-fenced", "react-single", "dspy-react"},
     "prose.opens-with-stop": {f for f, fmt in BUILTIN_FORMATS.items() if fmt.stop},
     # calls written as a JSON object of a tool key and an arguments key
     "json.call-shape": {"json-blob", "json-blob-fenced", "tool-call", "json-bare"},
-    # a bare JSON completion has no thought to repeat a call's start in
-    "size.repeated-call-start": set(BUILTIN_FORMATS) - {"json-bare"},
+    # a part moved needs a format that writes labels
+    "layout.part-moved": {"bracket", "paper", "action-input", "json-args", "action-input-json",
+                          "json-blob", "json-blob-fenced", "react-single"},
+    # a run of arguments needs a format whose calls carry several
+    "size.unclosed-argument-run": set(BUILTIN_FORMATS) - {"paper", "action-input",
+                                                          "react-single"},
+    # a bare JSON or pythonic completion has no thought to repeat a call's start in
+    "size.repeated-call-start": set(BUILTIN_FORMATS) - BARE,
     # only where the action's JSON holds more than the arguments object
     "layout.pretty-action": {"json-blob", "json-blob-fenced", "tool-call", "json-bare"},
-    # a tag, section or bare-JSON format writes no `Label:`: nothing to vary, emphasise or pad
-    **{op: set(BUILTIN_FORMATS) - TAG_FORMATS - {"dspy-react", "json-bare"} for op in (
+    # a tag, XML, section, bare-JSON or pythonic format writes no `Label:`: nothing to vary, emphasise
+    # or pad
+    **{op: set(BUILTIN_FORMATS) - TAG_FORMATS - XML_FORMATS - BARE - {"dspy-react"}
+       for op in (
         "markup.emphasis", "markup.block", "variant.case", "variant.spacing",
-        "size.long-run")},
+        "size.long-run", "size.label-gap-run")},
 }
 
 

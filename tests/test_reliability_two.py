@@ -136,7 +136,17 @@ def test_sigterm_in_the_first_moments_is_one_line_and_143(delay: float, tmp_path
     proc = subprocess.Popen([sys.executable, "-m", "reactfuzz", "study", "--out",
                              str(tmp_path / "s")], env=env, cwd=tmp_path,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    time.sleep(delay + 0.3)  # the interpreter itself must be up to run any handler
+    # the interpreter itself must be up to run any handler: wait until the process catches
+    # SIGTERM (its mask in /proc), however loaded the machine, then for the delay
+    caught = 1 << (signal.SIGTERM - 1)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and proc.poll() is None:
+        status = Path(f"/proc/{proc.pid}/status").read_text()
+        mask = next(line for line in status.splitlines() if line.startswith("SigCgt:"))
+        if int(mask.split()[1], 16) & caught:
+            break
+        time.sleep(0.005)
+    time.sleep(delay)
     proc.send_signal(signal.SIGTERM)
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == 143, (proc.returncode, err[-500:])

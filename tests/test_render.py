@@ -5,7 +5,7 @@ from __future__ import annotations
 import datetime as dt
 
 import pytest
-from hypothesis import assume, given
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from reactfuzz import BUILTIN_FORMATS, Call, FinalAnswer, grammar_parse
@@ -46,6 +46,9 @@ intents = st.one_of(calls(), values.filter(lambda v: isinstance(v, str)).map(Fin
 formats = st.sampled_from(sorted(BUILTIN_FORMATS))
 
 
+# the XML and pythonic formats carry fewer of the drawn intents (no positional calls, no
+# tags or line breaks at a value's edge): many draws are filtered, by design
+@settings(suppress_health_check=[HealthCheck.filter_too_much])
 @given(intent=intents, fmt=formats, thought=st.one_of(st.none(), st.sampled_from(
     ["I should look this up.", "Maybe Answer: no", "check [x], then y"])))
 def test_grammar_reads_back_what_render_writes(intent, fmt, thought) -> None:

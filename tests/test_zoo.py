@@ -100,7 +100,6 @@ TEN_X = {
     ("camel_function", "camel-function-quadratic"): "size.repeated-call-start",
     ("griptape_actions", "griptape-actions-quadratic"): "size.repeated-call-start",
     ("qwen_react", "qwen-json5-fallback-surrogates"): "content.lenient-json",
-    ("lagent_react", "lagent-action-label-anywhere"): "content.mixed-text",
     ("dspy_chat", "json-repair-surrogate-pairs"): "content.lenient-json",
     ("dspy_chat", "json-repair-kept-escape"): "content.lenient-json",
 }

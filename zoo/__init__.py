@@ -38,5 +38,8 @@ ZOO: tuple[ZooParser, ...] = (
     ZooParser("camel_hermes", "camel-ai", "camel", "tool-call"),
     ZooParser("camel_function", "camel-ai", "camel", "function-tag"),
     ZooParser("swarms_json", "swarms", "swarms", "json-bare"),
+    ZooParser("sglang_minimax", "sglang", "sglang", "xml-invoke"),
+    ZooParser("sglang_qwen3_coder", "sglang", "sglang", "xml-function"),
+    ZooParser("sglang_pythonic", "sglang", "sglang", "pythonic"),
 )
 """Every zoo parser, in the order the docs list them."""

@@ -53,6 +53,11 @@ _J_TAG_ANYWHERE = ("the tag is found anywhere, not only at a line start: a call 
                    " in Qwen's stack the tag is a special token emitted only to call")
 _J_BROKEN_JSON = ("JSON the decoder cannot read inside the tag: the call is skipped (with a"
                   " printed warning) and the text is a plain message; the model broke the JSON")
+_J_XML_ANYWHERE = ("the call's tags are searched anywhere, not only at a line start: a call"
+                   " written inside the think block (or after a line break no reader counts)"
+                   " runs; the wrapper is a special token the model emits only to call, and"
+                   " the server's reasoning parser, when enabled, takes the think block out"
+                   " first")
 _J_DUPLICATE = ("a key given twice: Python's json keeps the last value (RFC 8259 leaves it"
                 " undefined); the framework's prompt never asks for it")
 
@@ -75,7 +80,7 @@ TRIAGE: tuple[Triage, ...] = (
            " no-hijacked-answer@label.case no-hijacked-answer@label.spacing"
            " no-hijacked-answer@label.numbering no-hijacked-answer@label.markdown"
            " no-hijacked-answer@label.leading-space no-hijacked-answer@label.odd-line-break"
-           " no-hijacked-answer@variant.case",
+           " no-hijacked-answer@variant.case no-hijacked-answer@size.label-gap-run",
            "xorbitsai/inference PR 1098 (the same raw-text fallback in another Qwen ReAct"
            " parser, fixed there as a bug)"),
     *_rows("qwen_react", _D, "qwen-json5-fallback-surrogates",
@@ -128,7 +133,14 @@ TRIAGE: tuple[Triage, ...] = (
            " argument line that ends in 'Action:' or 'Action: <tool>' (an argument spread"
            " over lines, as models pretty-print JSON) names the tool from inside the input:"
            " an unknown tool, or another tool run with the first one's arguments",
-           "no-silent-drop@content.mixed-text no-wrong-call@content.mixed-text"),
+           "no-silent-drop@content.mixed-text no-wrong-call@content.mixed-text"
+           " no-silent-drop@injected.label-in-argument no-wrong-call@injected.label-in-argument"),
+    *_rows("lagent_react", _D, "lagent-scalar-args-typeerror",
+           "`JsonParser.parse_inputs` takes `set(inputs)` of whatever json.loads returned: a"
+           " number or a bool raises TypeError, which `BaseAction.__call__` (it catches"
+           " ParseError only) lets out, and the agent loop dies where an ARGS_ERROR was due",
+           "no-crash@json.scalar-args",
+           "found by the peer Atheris harness ('Action Input:1') and by json.scalar-args"),
     *_rows("lagent_react", _J, "lagent-greedy-input",
            "`Action Input:(.*)` with DOTALL runs from the first 'Action Input:' to the end:"
            " a thought quoting an inline action makes the real input invalid JSON; lagent"
@@ -349,7 +361,8 @@ TRIAGE: tuple[Triage, ...] = (
            " thought included, the subtask's output (documented fallback)",
            "no-hijacked-answer@label.case no-hijacked-answer@label.spacing"
            " no-hijacked-answer@label.numbering no-hijacked-answer@injected.stop-in-argument"
-           " no-hijacked-answer@variant.case no-hijacked-answer@injected.label-in-argument",
+           " no-hijacked-answer@variant.case no-hijacked-answer@injected.label-in-argument"
+           " no-hijacked-answer@size.label-gap-run",
            "xorbitsai/inference PR 1098 (the same raw-text fallback elsewhere)"),
     *_rows("griptape_actions", _J, "griptape-actions-beat-answer",
            "with actions present 'Answer:' is ignored (documented): the action runs",
@@ -446,6 +459,66 @@ TRIAGE: tuple[Triage, ...] = (
            " not inside 'parameters'; swarms reads only those two keys and runs the intended"
            " call, which the oracle calls wrong",
            "no-wrong-call@extra.duplicate-name"),
+    # ---- SGLang: MinimaxM2Detector and Qwen3CoderDetector (formats xml-invoke, xml-function)
+    *_rows("sglang_minimax", _D, "sglang-minimax-null-strings",
+           "`_convert_param_value_with_types` returns None for the text 'null' whatever the"
+           " parameter's type, and for 'none' or 'nil' too: a search for the word null runs"
+           " with query=None",
+           "no-silent-drop@content.typed-lookalike no-wrong-call@content.typed-lookalike"
+           " no-unvalidated-call@content.typed-lookalike",
+           "vllm-project/vllm issue 39567 and PR 39599 (the same conversion in vLLM's"
+           " MiniMax-M2 parser, fixed there)"),
+    *_rows("sglang_minimax", _J, "xml-call-found-anywhere", _J_XML_ANYWHERE,
+           "no-wrong-call@injected.unicode-line-break no-wrong-call@injected.action-in-thought"
+           " right-rejection@injected.unicode-line-break"
+           " no-hijacked-answer@size.unclosed-argument-run"),
+    *_rows("sglang_minimax", _J, "xml-unclosed-is-message",
+           "`_extract` needs '</minimax:tool_call>': a block whose closing tag never came is"
+           " normal text, the call markup included (the streaming reader takes it as a call)",
+           "no-hijacked-answer@missing.close-tag"),
+    *_rows("sglang_minimax", _J, "sglang-unknown-tool-dropped",
+           "`parse_base_json` drops a call of a tool the request does not declare (with a"
+           " logged warning) and the message, the call taken out, is empty",
+           "no-hijacked-answer@names.unknown"),
+    *_rows("sglang_qwen3_coder", _D, "sglang-qwen3-coder-null-strings",
+           "`_convert_param_value` returns None for the text 'null' before it looks at the"
+           " schema: a string parameter given the word null gets None",
+           "no-silent-drop@content.typed-lookalike no-wrong-call@content.typed-lookalike"
+           " no-unvalidated-call@content.typed-lookalike",
+           "sgl-project/sglang PR 36835 (keeps 'none' text on string parameters) and"
+           " vllm-project/vllm issue 39567 (the same conversion, fixed in vLLM)"),
+    *_rows("sglang_qwen3_coder", _J, "xml-call-found-anywhere", _J_XML_ANYWHERE,
+           "no-wrong-call@injected.unicode-line-break no-wrong-call@injected.action-in-thought"
+           " right-rejection@injected.unicode-line-break"),
+    *_rows("sglang_qwen3_coder", _J, "xml-crlf-values",
+           "one '\\n' is taken off each edge of a value: with '\\r\\n' line ends the '\\r'"
+           " stays in it (a model writing Windows line endings, which none does by default)",
+           "no-silent-drop@label.crlf no-wrong-call@label.crlf"),
+    *_rows("sglang_pythonic", _D, "sglang-pythonic-redos",
+           "`tool_call_regex` nests `[a-zA-Z]+\\w*=.*,\\s*` (a `.*` that matches commas under"
+           " DOTALL) inside a `*` over the arguments: a call of a few dozen arguments that"
+           " never closes (a length cut) is tried in every split of the run, exponential in"
+           " the arguments; 195 characters pass the one-second limit",
+           "bounded-time@size.unclosed-argument-run stream-invariance@size.unclosed-argument-run",
+           "sgl-project/sglang issue 31912 (the same regex, reported as a ReDoS)"),
+    *_rows("sglang_pythonic", _J, "sglang-call-dropped-empty",
+           "a call the detector cannot use (an unknown tool, or a match `ast` cannot parse) is"
+           " taken out of the message and nothing is returned: the turn is an empty message"
+           " (logged as a warning)",
+           "no-hijacked-answer@names.unknown no-hijacked-answer@malformed.unbalanced-quote"),
+    *_rows("sglang_pythonic", _J, "pythonic-broken-call-is-message",
+           "a list the regex does not match (a bracket missing) is the message text, the"
+           " broken call included",
+           "no-hijacked-answer@malformed.unbalanced-bracket"),
+    *_rows("sglang_pythonic", _J, "pythonic-call-found-anywhere",
+           "the regex searches the whole text: a call list quoted in an answer runs; the"
+           " detector lets text stand before and after a call on purpose",
+           "no-wrong-call@injected.label-in-answer"),
+    *_rows("sglang_pythonic", _J, "pythonic-text-after-call",
+           "text after the call list is kept as the message's text; whether a model-written"
+           " Observation there reaches the transcript is up to the caller",
+           "no-fabricated-observation@fabricated.observation"
+           " no-fabricated-observation@fabricated.observation-no-stop"),
 )
 """Every triaged pattern of the default runs (docs/zoo.md shows the same rows)."""
 

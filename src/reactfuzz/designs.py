@@ -182,6 +182,10 @@ _FAMILY_DESIGNS: tuple[tuple[str, str], ...] = (
     ("function-tag", "one-line <function=...> regex anywhere; no match: the text answers"),
     ("dspy-react", "split on [[ ## field ## ]] anywhere, the first copy of a field wins"),
     ("json-bare", "json.loads of the whole text, else the text is the answer"),
+    ("xml-invoke", "lazy <invoke name=...> regex anywhere, values stripped"),
+    ("xml-function", "lazy <function=...> regex anywhere, values stripped"),
+    ("xml-tags", "the first <tag>...</tag> pair anywhere is the call"),
+    ("pythonic", "[tool(...)] regex anywhere, arguments split on commas"),
 )
 for _fmt, _mistake in _FAMILY_DESIGNS:
     BUILTIN_DESIGNS[f"classic-{_fmt}"] = Design(

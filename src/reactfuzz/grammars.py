@@ -84,7 +84,7 @@ def grammar_source(fmt: Format | str) -> tuple[str, Path]:
     if fmt.grammar and Path(fmt.grammar).is_absolute():
         path = Path(fmt.grammar)
     else:
-        path = grammar_dir() / (fmt.grammar or fmt.family.grammar_file)
+        path = grammar_dir() / fmt.family.grammar_for(fmt)
     raw = read_user_file(path, "grammar file", limit=MAX_GRAMMAR_BYTES, error=GrammarError)
     try:
         text = raw.decode("utf-8")
@@ -183,6 +183,11 @@ _TERMINAL_NAMES = {
     "LSQB": "'['",
     "RSQB": "']'",
     "COMMA": "','",
+    "LPAR": "'('",
+    "RPAR": "')'",
+    "EQUAL": "'='",
+    "_PWS": "whitespace",
+    "CONST": "True, False or None",
     "BARE": "an argument",
     "QUOTED": "a quoted argument",
     "CALL": "an action like Tool[argument]",
@@ -248,9 +253,19 @@ def _invalid_from(err: UnexpectedInput, text: str, fmt: Format, start: str) -> I
         expected_raw = set(err.allowed)
     expected = tuple(sorted({_describe_terminal(t, fmt) for t in expected_raw}))
     ctx = caret_context(text, line, column) if line > 0 else ""
+    # a terminal the grammar expects only inside an action (an XML call's closing tag)
+    inside = not expected_raw.isdisjoint(fmt.family.inner_terminals)
     if isinstance(err, UnexpectedToken):
         tok = err.token
         labels_expected = {t for t in expected_raw if t in _LABEL_ROLES}
+        if inside:
+            shown = tok.value if len(tok.value) <= 40 else tok.value[:40] + "..."
+            why = ("the text ends inside the action" if tok.type == "$END"
+                   else f"the action is not written as {fmt.family.action_shape}:"
+                        f" unexpected {shown!r}")
+            return Invalid("malformed-action", f"{why} (expected"
+                           f" {fmt.family.action_shape})" if tok.type == "$END" else why,
+                           line, column, expected, ctx)
         if tok.type == "$END" and labels_expected == {"ACTION_INPUT"}:
             return Invalid(
                 "malformed-action",
@@ -343,7 +358,7 @@ def _invalid_from(err: UnexpectedInput, text: str, fmt: Format, start: str) -> I
         elif ch in "[]":
             code = "bracket"
             msg = f"unexpected {ch!r}: brackets inside a bare argument must be quoted"
-        if _on_action_line(line_text, column, fmt):
+        if inside or _on_action_line(line_text, column, fmt):
             code = "malformed-action"
             msg = f"the action is not written as {fmt.family.action_shape}: {msg}"
             if ch == '"':
@@ -547,7 +562,7 @@ def _parse_transcript(text: str, fmt: Format) -> Transcript:
     blocks: list[Block] = []
     for node in tree.iter_subtrees_topdown():
         if node.data in ("header", "thought", "observation", "answer", "action"):
-            label = node.children[0]
+            label = next(node.scan_values(lambda v: isinstance(v, Token)))
             assert isinstance(label, Token) and label.line is not None
             if node.data == "answer":
                 body_text = fmt.family.read_answer(node, text, fmt)

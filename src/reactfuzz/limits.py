@@ -1,9 +1,11 @@
 """Bounds on what reactfuzz reads from its user: file kind, file size and nesting depth.
 
-Every input file (a tools JSON, a corpus file, a TOML format, a grammar, a JSON Lines log)
-is read through :func:`read_user_file`, which refuses what is not a regular file (a FIFO
-would block forever, ``/dev/zero`` never ends) and anything larger than its bound, and
-parsed JSON goes through :func:`check_depth`, so that nesting cannot end in a
+Every input file (a tools JSON, a corpus file, a TOML format, a grammar) is read through
+:func:`read_user_file`, which refuses what is not a regular file (a FIFO would block
+forever, ``/dev/zero`` never ends) and anything larger than its bound; a JSON Lines log
+that is read a line at a time is opened by :func:`open_user_file`, which makes the same
+checks and leaves the bound to its reader (a line's length, :data:`MAX_JSONL_LINE`). Parsed
+JSON goes through :func:`check_depth`, so that nesting cannot end in a
 ``RecursionError`` further on. Each refusal is one line naming the file, raised as the
 caller's error class (a :class:`~reactfuzz.errors.ReactfuzzError`).
 """
@@ -15,7 +17,7 @@ import json
 import os
 import re
 import stat
-from typing import Any
+from typing import Any, BinaryIO
 
 from .errors import InputFileError, ReactfuzzError
 
@@ -24,12 +26,14 @@ __all__ = [
     "MAX_FILE_BYTES",
     "MAX_ID_LENGTH",
     "MAX_JSONL_BYTES",
+    "MAX_JSONL_LINE",
     "MAX_REGEX_SIZE",
     "TIME_RUN",
     "check_depth",
     "cut_text",
     "id_problem",
     "load_json_text",
+    "open_user_file",
     "read_user_file",
     "regex_size",
     "time_allowed",
@@ -39,7 +43,12 @@ MAX_FILE_BYTES = 64 * 1024 * 1024
 """The largest input file reactfuzz reads whole (64 MiB); a JSON Lines log may be larger."""
 
 MAX_JSONL_BYTES = 512 * 1024 * 1024
-"""The largest JSON Lines file read (512 MiB: a large traffic log)."""
+"""The largest JSON Lines file read whole (512 MiB: a large traffic log)."""
+
+MAX_JSONL_LINE = 8 * 1024 * 1024
+"""The longest line, in characters, of a JSON Lines file read a line at a time (8 Mi:
+hundreds of times a long real transcript; the grammar reading a record holds about 20
+times its length)."""
 
 MAX_DEPTH = 200
 """The deepest nesting of lists and objects accepted in a JSON or TOML input."""
@@ -64,16 +73,10 @@ def _kind(mode: int) -> str:
     return "not a regular file"
 
 
-def read_user_file(path: str | os.PathLike[str], what: str, *,
-                   limit: int | None = MAX_FILE_BYTES,
-                   error: type[ReactfuzzError] = InputFileError) -> bytes:
-    """The bytes of a user's input file, refusing special files and files over ``limit``.
-
-    The file is opened without blocking (a FIFO with no writer does not hang) and its kind
-    checked on the open descriptor, so a symlink to ``/dev/zero`` or a FIFO is refused
-    before a byte is read. ``what`` names the file's role in the error ("tool file").
-    """
-    name = os.fspath(path)
+def _open_checked(name: str, what: str,
+                  error: type[ReactfuzzError]) -> tuple[int, os.stat_result]:
+    """A descriptor on ``name`` and its status, opened without blocking, refused unless a
+    regular file."""
     try:
         fd = os.open(name, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
     except FileNotFoundError:
@@ -86,6 +89,27 @@ def read_user_file(path: str | os.PathLike[str], what: str, *,
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):
             raise error(f"{name}: {what} is {_kind(st.st_mode)}; give a regular file")
+    except OSError as e:
+        os.close(fd)
+        raise error(f"{name}: cannot read {what}: {e.strerror or e}") from None
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd, st
+
+
+def read_user_file(path: str | os.PathLike[str], what: str, *,
+                   limit: int | None = MAX_FILE_BYTES,
+                   error: type[ReactfuzzError] = InputFileError) -> bytes:
+    """The bytes of a user's input file, refusing special files and files over ``limit``.
+
+    The file is opened without blocking (a FIFO with no writer does not hang) and its kind
+    checked on the open descriptor, so a symlink to ``/dev/zero`` or a FIFO is refused
+    before a byte is read. ``what`` names the file's role in the error ("tool file").
+    """
+    name = os.fspath(path)
+    fd, st = _open_checked(name, what, error)
+    try:
         if limit is not None and st.st_size > limit:
             raise error(f"{name}: {what} is {st.st_size:,} bytes, over the limit of"
                         f" {limit:,}")
@@ -104,6 +128,20 @@ def read_user_file(path: str | os.PathLike[str], what: str, *,
         raise error(f"{name}: cannot read {what}: {e.strerror or e}") from None
     finally:
         os.close(fd)
+
+
+def open_user_file(path: str | os.PathLike[str], what: str, *,
+                   error: type[ReactfuzzError] = InputFileError) -> BinaryIO:
+    """A user's input file open for reading in binary, after the checks of
+    :func:`read_user_file` on its kind (never its size: the caller reads it a piece at a
+    time and bounds the piece). The caller closes it."""
+    name = os.fspath(path)
+    fd, _ = _open_checked(name, what, error)
+    try:
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
 
 
 def check_depth(value: Any, where: str, *, limit: int = MAX_DEPTH,

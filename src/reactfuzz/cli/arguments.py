@@ -197,6 +197,9 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--explore", type=count(1), metavar="N",
                    help="fast mode: N mutated scenarios per worker without Hypothesis's"
                         " per-example cost; only failures are shrunk")
+    g.add_argument("--guided", action="store_true",
+                   help="with --explore: trace every parse and mutate further the scenarios"
+                        " that reach new lines of your parser's code; prints the coverage")
     g = s.add_argument_group("corpus")
     g.add_argument("--corpus", default="fuzz_corpus", metavar="DIR",
                    help="where findings are written and replayed from (default fuzz_corpus)")

@@ -120,6 +120,9 @@ def _cmd_fuzz(args: argparse.Namespace) -> int:
         replay_corpus=not args.no_replay, time_limit=args.time_limit, stream=args.stream,
         strict_protocol=args.strict_protocol, format_fit=not args.no_fit_check,
     )
+    if args.guided and not args.explore:
+        raise UsageError("--guided steers --explore: add --explore N (for example"
+                         " --explore 5000 --guided)")
     config = _resolve_auto_format(config, quiet=args.quiet)
     printer = None if args.quiet else ProgressPrinter(
         sys.stderr, verbose=args.verbose,
@@ -184,14 +187,19 @@ def _explore(args: argparse.Namespace, config: FuzzConfig,
                        dispatcher=config.dispatcher, tools=config.tools,
                        seed=config.seed if config.seed is not None else 0,
                        scenarios=args.explore, abuses=config.abuses, corpus=config.corpus,
-                       time_limit=config.time_limit)
+                       time_limit=config.time_limit, guided=args.guided, cwd=config.cwd)
     results = explore_parallel(ec, args.workers, emit)
     summary = explore_summary(ec, results)
     scen, loop = summary.examples, summary.elapsed
-    return summary, (
-        f"explore: {scen} scenarios in {loop:.2f}s over {len(results)} worker(s):"
-        f" {scen / loop:,.0f} scenarios/s (pool of {sum(r.pool for r in results)} bases"
-        f" built in {max(r.pool_seconds for r in results):.1f}s)")
+    line = (f"explore: {scen} scenarios in {loop:.2f}s over {len(results)} worker(s):"
+            f" {scen / loop:,.0f} scenarios/s (pool of {sum(r.pool for r in results)} bases"
+            f" built in {max(r.pool_seconds for r in results):.1f}s, findings shrunk in"
+            f" {max(r.shrink_seconds for r in results):.1f}s)")
+    if args.guided:
+        best = max(results, key=lambda r: r.lines_reached)
+        line += (f"\nguided: {sum(r.favoured for r in results)} mutations kept for new lines;"
+                 f" coverage {best.coverage}")
+    return summary, line
 
 
 def _color(args: argparse.Namespace) -> bool:

@@ -7,7 +7,7 @@ import argparse
 import json
 import sys
 
-from ..conform import conform
+from ..conform import RejectionSpill, conform
 from ..errors import InputFileError
 from ..formats import get_format
 from ..grammars import parse_transcript
@@ -62,10 +62,17 @@ def _cmd_parse(args: argparse.Namespace) -> int:
 
 
 def _cmd_conform(args: argparse.Namespace) -> int:
+    # The file is read a record at a time and the report holds counts and the records it
+    # shows, so memory stays flat however long the file; --json lists every rejection, so
+    # those wait on disk until the report is written.
     fmt = get_format(args.format)
-    report = conform(args.file, fmt, args.field)
     if args.json:
-        print(json_safe(json.dumps(report.to_dict(), indent=2, ensure_ascii=False)))
+        with RejectionSpill() as spill:
+            report = conform(args.file, fmt, args.field, keep=0, on_rejection=spill)
+            for piece in report.iter_json(spill.rejections):
+                sys.stdout.write(json_safe(piece))
+            sys.stdout.write("\n")
     else:
+        report = conform(args.file, fmt, args.field, keep=args.show)
         print(report.render_text(show=args.show))
     return 0 if report.rate >= args.min_rate else 1

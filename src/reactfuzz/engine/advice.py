@@ -221,6 +221,10 @@ OPERATOR_ADVICE: Final[dict[str, _Fix]] = {
                                " punctuation included, as the format writes it."),
     "size.long-run": _Fix(LINEAR, "Allow blank lines and trailing spaces around the action"
                           " (strip each line's end before matching)."),
+    "size.label-gap-run": _Fix(
+        "Write each label as one literal with one quantifier where spacing may vary"
+        " (`Action[ \\t]*:`, not `Action\\s*\\d*\\s*:`), or parse with a grammar: a run of"
+        " spaces inside a label must fail in linear time.", LINEAR),
     "size.repeated-call-start": _Fix(
         "Find the action at a line start, once, and read it to its own end (a JSON decoder"
         " on the call, not `Label:[^[]*\\[(.*)\\]` or `<tag>(.*?)</tag>` tried from every"
@@ -262,6 +266,25 @@ OPERATOR_ADVICE: Final[dict[str, _Fix]] = {
     "prose.plain-answer": _Fix(ANSWER_TEXT, ANSWER_TEXT),
     "prose.opens-with-stop": _Fix(EMPTY_TEXT, EMPTY_TEXT),
     "layout.pretty-action": _Fix(MULTILINE_ARG, MULTILINE_ARG),
+    "json.scalar-args": _Fix(
+        "Check that the decoded arguments are an object before taking their keys, and"
+        " refuse anything else (or bind it to the tool's one parameter on purpose).",
+        "Refuse arguments that are no JSON object with a message the model can act on,"
+        " or bind a lone value to the tool's one parameter; never raise."),
+    "layout.part-moved": _Fix(
+        "Read each label's value from the label to the next label line, a line break after"
+        " the label included, and do not require a thought before the action.",
+        "Allow a line break after a label, blank lines between blocks and a completion"
+        " with no thought, as the format does; refusing them drops valid calls."),
+    "content.typed-lookalike": _Fix(
+        "Type each value by the tool's schema, not by its look: a string parameter keeps"
+        " `null`, `None`, `true` or `007` as text.",
+        "Type each value by the tool's schema, not by its look: text that reads as null or"
+        " a number is still a valid string."),
+    "size.unclosed-argument-run": _Fix(
+        "Match one argument at a time with a pattern that cannot match the separator (no"
+        " `.*` inside a repeated group), or parse the call with a grammar or `ast`: an"
+        " unclosed call must fail in linear time.", LINEAR),
 }
 """Per abuse operator: the fix when the design acted on a misreading, and when it refused."""
 

@@ -5,7 +5,10 @@ Hypothesis pays a per-example floor (hundreds of microseconds) that dwarfs a reg
 the same abuse operators (generation only, seeded), adds the corpus members, and then runs
 a seeded ``random.Random`` loop that takes a base and mutates its thought -- inserting the
 format's adversarial pieces in the middle of thought lines, where they must not change
-what the completion means, so the base's oracle still holds. Only failing inputs go
+what the completion means, so the base's oracle still holds. With ``guided``, every parse
+runs under the line tracer and a mutation whose parse reached a line of the target's code
+no earlier parse did is kept and mutated further (half of the draws), so the search
+climbs into branches that need several pieces at once. Only failing inputs go
 further: a failing base is handed to Hypothesis (its operator's own search, which shrinks
 it), a failing mutation is shrunk by removing inserted pieces until none can go. Every
 finding reproduces from its corpus file, and the whole run from its seed.
@@ -32,10 +35,12 @@ from ..strategies import (
     scenarios,
 )
 from ..targets import Target, load_target, load_tools
+from ..targets.origin import TraceRequest
 from ..tools import ToolRegistry
 from .checks import get_checks
 from .config import FuzzConfig, auto_dispatcher, operator_seed, require_applicable
 from .corpus import Finding, iter_corpus, save_finding
+from .coverage import Coverage
 from .events import EventSink, ExamplesRan, FindingFound, RunFinished, RunStarted
 from .example import examine, to_finding
 from .results import OperatorStats, RunSummary, distinct
@@ -78,6 +83,9 @@ class ExploreConfig:
     shrink: bool = True
     """``False`` only counts failing scenarios: no findings are made (the bench times the
     loop alone)."""
+    guided: bool = False
+    """Trace every parse and keep the mutations that reach new lines of the target's code
+    as bases to mutate further (see the module docstring)."""
     batch: int = 64
     """Scenarios drawn, then parsed in one ``run_many`` (one round trip to a worker
     process), then judged; the run is the same for any batch size."""
@@ -98,6 +106,14 @@ class ExploreResult:
     shrink_seconds: float = 0.0
     findings: list[Finding] = field(default_factory=list)
     failing: int = 0
+    lines_reached: int = 0
+    """Lines of the target's code the traced parses reached (``guided`` only)."""
+    lines_total: int = 0
+    """Executable lines in the files those parses ran through (``guided`` only)."""
+    favoured: int = 0
+    """Mutations kept because they reached new lines (``guided`` only)."""
+    coverage: str = ""
+    """The coverage in words (``guided`` only)."""
 
     @property
     def rate(self) -> float:
@@ -147,12 +163,17 @@ def _safe_pieces(fmt: Format) -> list[str]:
 
 
 def _mutate(rng: random.Random, sc: Scenario, pieces: list[str], fmt: Format,
-            max_insertions: int) -> tuple[Scenario, list[tuple[int, str]]]:
+            max_insertions: int, kept: list[tuple[int, str]] | None = None,
+            ) -> tuple[Scenario, list[tuple[int, str]]]:
+    """New pieces at thought slots of the base ``sc``, beside the ``kept`` ones of a
+    favoured mutation (every insert is an offset of the base's own text)."""
     slots = _thought_slots(sc.completion, fmt)
     if not slots:
-        return sc, []
+        return sc, list(kept or [])
     inserts = sorted(
-        ((rng.choice(slots), rng.choice(pieces)) for _ in range(rng.randint(1, max_insertions))),
+        [*(kept or []),
+         *((rng.choice(slots), rng.choice(pieces))
+           for _ in range(rng.randint(1, max_insertions)))],
         reverse=True,
     )
     return _apply(sc, inserts), inserts
@@ -194,6 +215,9 @@ def explore(config: ExploreConfig, emit: EventSink | None = None) -> ExploreResu
                         len(checks), pool=len(pool)))
         rng = random.Random(config.seed)
         pieces = _safe_pieces(fmt)
+        coverage = Coverage()
+        # guided: mutations that reached new lines, as (base, inserts) to mutate further
+        favoured: list[tuple[Scenario, list[tuple[int, str]]]] = []
         # candidates per (check, kind, operator); whose fault they are is settled later
         failing: dict[tuple[str, str, str], list[tuple[Scenario, list[tuple[int, str]]]]] = {}
         t1, c1 = time.perf_counter(), time.thread_time()
@@ -201,12 +225,23 @@ def explore(config: ExploreConfig, emit: EventSink | None = None) -> ExploreResu
         for first in range(0, config.scenarios, batch):
             drawn = []
             for _ in range(min(batch, config.scenarios - first)):
-                base = pool[rng.randrange(len(pool))]
-                sc, inserts = (base, []) if rng.random() < 0.25 else _mutate(
-                    rng, base, pieces, fmt, config.max_insertions)
+                if config.guided and favoured and rng.random() < 0.5:
+                    # the newer a kept mutation, the deeper it went: the likelier drawn
+                    n = len(favoured)
+                    base, kept = favoured[max(rng.randrange(n), rng.randrange(n))]
+                    sc, inserts = _mutate(rng, base, pieces, fmt, config.max_insertions, kept)
+                else:
+                    base = pool[rng.randrange(len(pool))]
+                    sc, inserts = (base, []) if rng.random() < 0.25 else _mutate(
+                        rng, base, pieces, fmt, config.max_insertions)
                 drawn.append((base, sc, inserts))
-            parsed = target.run_many([sc.completion for _, sc, _ in drawn])
+            texts = [TraceRequest(sc.completion) if config.guided else sc.completion
+                     for _, sc, _ in drawn]
+            parsed = target.run_many(texts)
             for i, ((base, sc, inserts), res) in enumerate(zip(drawn, parsed), first):
+                if (config.guided and res.origin is not None
+                        and coverage.add(res.origin.path) and inserts):
+                    favoured.append((base, inserts))
                 ex = examine(sc, target, fmt, registry, dispatcher, checks,
                              time_limit=config.time_limit, attribute=False, parsed=res)
                 if ex.failure is not None:
@@ -219,6 +254,10 @@ def explore(config: ExploreConfig, emit: EventSink | None = None) -> ExploreResu
         result.scenarios = config.scenarios
         result.loop_seconds = time.perf_counter() - t1
         result.loop_cpu = time.thread_time() - c1
+        if config.guided:
+            result.lines_reached, result.lines_total = coverage.totals(config.cwd)
+            result.favoured = len(favoured)
+            result.coverage = coverage.describe(config.cwd)
         t2 = time.perf_counter()
         for (check_id, kind, abuse), cands in failing.items() if config.shrink else ():
             finding = None

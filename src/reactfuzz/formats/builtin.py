@@ -28,6 +28,8 @@ from . import tag  # noqa: F401
 from . import template  # noqa: F401
 from . import sections  # noqa: F401
 from . import bare_json  # noqa: F401
+from . import xml  # noqa: F401
+from . import pythonic  # noqa: F401
 # isort: on
 from .family import FAMILIES
 from .spec import JSON_FIELDS, Format, Labels
@@ -127,6 +129,44 @@ camel-ai's tool prompt: `<function=NAME>{"arg": value}</function>`, the tool nam
 the opening tag and the JSON object of named arguments inside, written on one line
 (read over several lines too). Thought: free text or `<think>...</think>` before the
 call; a completion with no tag is the final answer. No stop sequence."""
+
+
+_XML_NOTES = """\
+Named parameters as XML elements, the value of each between its tags as text (typed
+against the tool's schema, as text formats are); one line break right after an opening
+tag and one right before a closing tag are layout, not value. There is no escaping: a
+value cannot hold its closing tag. Thought: free text or `<think>...</think>` before the
+call; a completion with no call is the final answer (its text after the think block).
+A call must start a line; text after it, an unclosed tag, a parameter given twice or a
+call outside the wrapper is rejected. No stop sequence."""
+
+_XML_INVOKE_NOTES = """\
+The XML function-call format of MiniMax-M2: `<minimax:tool_call>`, then one or more
+`<invoke name="NAME">` elements holding `<parameter name="KEY">VALUE</parameter>`, then
+`</minimax:tool_call>` (several invokes are parallel calls: the first runs). With
+`tag = "function_calls"` it is the older Anthropic layout. """ + _XML_NOTES
+
+_XML_FUNCTION_NOTES = """\
+Qwen3-Coder's tool calls: `<tool_call>`, `<function=NAME>`, then
+`<parameter=KEY>` / the value on its own line(s) / `</parameter>`, then `</function>` and
+`</tool_call>`. """ + _XML_NOTES
+
+_XML_TAGS_NOTES = """\
+The tool's name is the tag and each parameter its own child tag, with no wrapper:
+`<search>` / `<query>VALUE</query>` / `</search>` (Cline-style coding agents). A line
+that opens any tag starts a call, so an answer line cannot start with `<name>`.
+""" + _XML_NOTES
+
+
+_PYTHONIC_NOTES = """\
+Llama 3.2 and Llama 4 tool calls: the whole completion is one Python list of calls,
+`[search(query="Paris"), get_time()]`, each with keyword arguments whose values are
+Python literals (strings in either quotes, numbers, `True`/`False`/`None`, lists and
+dicts); a trailing comma is allowed, as Python allows it. Several calls are parallel
+calls: the first runs. No thought and no label: a completion none of whose lines opens
+a list (`[`, after spaces) is the final answer, all its text. A positional argument, a
+keyword given twice, an expression that is no literal (`f(x=1+1)`, `f(x=y)`), text
+before or after the list are rejected. No stop sequence."""
 
 
 _DSPY_REACT_NOTES = """\
@@ -269,6 +309,57 @@ for _fmt in (
         tag="function",
         tag_style="attribute",
         grammar="tag.lark",
+    ),
+    Format(
+        name="xml-invoke",
+        description='<invoke name="T"><parameter name="k">v</parameter></invoke> in a'
+        " <minimax:tool_call> (MiniMax-M2); no call: the answer",
+        notes=_XML_INVOKE_NOTES,
+        syntax="xml",
+        arguments="named",
+        labels=Labels(answer=None),
+        stop=(),
+        tag="minimax:tool_call",
+        grammar="xml.lark",
+        parallel_calls=True,
+    ),
+    Format(
+        name="xml-function",
+        description="<tool_call><function=T><parameter=k>v</parameter></function></tool_call>"
+        " (Qwen3-Coder); no call: the answer",
+        notes=_XML_FUNCTION_NOTES,
+        syntax="xml",
+        arguments="named",
+        labels=Labels(answer=None),
+        stop=(),
+        xml_style="equals",
+        grammar="xml.lark",
+        parallel_calls=True,
+    ),
+    Format(
+        name="xml-tags",
+        description="<tool><param>v</param></tool>: the tool's name as the tag, one tag per"
+        " parameter; no call: the answer",
+        notes=_XML_TAGS_NOTES,
+        syntax="xml",
+        arguments="named",
+        labels=Labels(answer=None),
+        stop=(),
+        xml_style="element",
+        wrapped=False,
+        grammar="xml_bare.lark",
+    ),
+    Format(
+        name="pythonic",
+        description='[tool(key="value"), ...]: a Python list of calls, keyword literals'
+        " (Llama 3.2 / Llama 4); text that opens no list is the answer",
+        notes=_PYTHONIC_NOTES,
+        syntax="pythonic",
+        arguments="python",
+        labels=Labels(answer=None),
+        stop=(),
+        grammar="pythonic.lark",
+        parallel_calls=True,
     ),
     Format(
         name="dspy-react",

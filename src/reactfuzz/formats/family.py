@@ -109,8 +109,10 @@ def rest_text(node: Tree, text: str) -> str:
     from lark import Token
 
     label = node.children[0]
-    assert isinstance(label, Token)
-    raw = text[label.end_pos : node.meta.end_pos]
+    # a block that starts with a tree (an XML call) has no label: all of it is the value
+    start = label.end_pos if isinstance(label, Token) else node.meta.start_pos
+    assert start is not None
+    raw = text[start : node.meta.end_pos]
     return "\n".join(line.rstrip() for line in raw.split("\n")).strip()
 
 
@@ -155,6 +157,9 @@ class Family:
     """Rules :meth:`read_action` and the transcript reader use: a user grammar needs them."""
     terminals: tuple[str, ...] = ()
     """Terminals :meth:`read_action` reads by name (a user grammar keeps these names)."""
+    inner_terminals: tuple[str, ...] = ()
+    """Terminals the grammar expects only inside an action: text that breaks off where one
+    of them is expected is a malformed action (not unlabelled text or a missing one)."""
     action_shape: str = "an action"
     """How an action looks, for error messages (``name[arg1, arg2]``)."""
     fast_path: bool = False
@@ -318,6 +323,10 @@ class Family:
 
     format_fields: ClassVar[tuple[str, ...]] = ()
     """Family-specific :class:`Format` fields this family reads (others must keep defaults)."""
+
+    def grammar_for(self, fmt: Format) -> str:
+        """The grammar file ``fmt`` is read with: its own, else the family's."""
+        return fmt.grammar or self.grammar_file
 
     def grammar_overrides(self, fmt: Format) -> tuple[str, ...]:
         """Grammar lines (``%override ...``) written from the format's data, after its labels."""

@@ -49,9 +49,10 @@ from .family import FAMILIES, Family, family_for, line_start_re, syntax_pairs
 __all__ = ["Format", "Labels"]
 
 _LABEL_RE = re.compile(r"^[^\W\d][\w .\-]*$")
-_TAG_RE = re.compile(r"^[A-Za-z_][\w.\-]*$")
-JSON_FIELDS = ("fence", "fence_optional", "tool_key", "args_key", "answer_key", "think")
-"""The JSON and tag families' fields (a format of another family keeps their defaults)."""
+_TAG_RE = re.compile(r"^[A-Za-z_][\w.\-]*(?::[A-Za-z_][\w.\-]*)?$")
+JSON_FIELDS = ("fence", "fence_optional", "tool_key", "args_key", "answer_key", "think",
+               "xml_style", "wrapped")
+"""The JSON, tag and xml families' fields (a format of another family keeps their defaults)."""
 
 
 class Labels(BaseModel):
@@ -182,6 +183,14 @@ class Format(BaseModel):
     over); ``always``, a think block before calls and answers (a reasoning model whose
     client keeps the block in the message); ``never``, as free text before a call and not
     before an answer. Read either way: a think block is optional before both."""
+    xml_style: Literal["invoke", "equals", "element"] = "invoke"
+    """How the ``xml`` family writes a call: ``invoke``, ``<invoke name="T"><parameter
+    name="k">v</parameter></invoke>``; ``equals``, ``<function=T><parameter=k>v</parameter>
+    </function>``; ``element``, the tool's name as the tag and one child tag per parameter,
+    ``<T><k>v</k></T>``."""
+    wrapped: StrictBool = True
+    """The ``xml`` family: every call sits inside the ``tag`` element
+    (``<minimax:tool_call>...</minimax:tool_call>``); ``False``: calls stand alone."""
     action_template: str | None = None
     """How the ``template`` family writes an action (placeholders ``{tool}``, ``{args}``,
     ``{arguments_json}``, ``{arg1}``...)."""
@@ -207,6 +216,7 @@ class Format(BaseModel):
         if not _TAG_RE.fullmatch(v):
             raise ValueError(
                 f"{v!r} must start with a letter or '_' and use letters, digits, '_', '-' or '.'"
+                " (and at most one ':' between two such names)"
             )
         return v
 

@@ -318,5 +318,5 @@ def _hardened_bracket(fmt: Format) -> Parser:
     return HardenedBracketParser(fmt)
 
 
-# the classic parsers of the JSON, tag and section families register themselves
-from . import classic_json  # noqa: E402, F401
+# the classic parsers of the JSON, tag, section, XML and pythonic families register themselves
+from . import classic_json, classic_pythonic, classic_xml  # noqa: E402, F401

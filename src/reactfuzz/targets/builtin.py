@@ -10,7 +10,7 @@ from ..formats import Format, get_format
 from ..parsers import Parser, get_parser
 from .adapters import _invoke, check_supported
 from .base import ParseResult, Target
-from .origin import Origin
+from .origin import Origin, TraceRequest
 
 __all__ = ["BuiltinTarget", "builtin_target"]
 
@@ -29,8 +29,9 @@ class BuiltinTarget(Target):
         self.name = name
 
     def run(self, completion: str) -> ParseResult:
-        """Parse in-process (registered third-party parsers that raise are classified)."""
-        return self._run(completion)
+        """Parse in-process (registered third-party parsers that raise are classified); a
+        :class:`~.origin.TraceRequest` is parsed under the tracer, as a worker does."""
+        return self._run(completion, trace=isinstance(completion, TraceRequest))
 
     def trace(self, completion: str) -> Origin | None:
         """The path the parse takes through the parser's own module."""

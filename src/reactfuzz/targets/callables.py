@@ -98,8 +98,9 @@ class CallableTarget(Target):
         self.fn = _parse_callable(fn, repr(self.name))
 
     def run(self, completion: str) -> ParseResult:
-        """Call the parser in-process (SystemExit is a crash; Ctrl-C still interrupts)."""
-        return self._run(completion)
+        """Call the parser in-process (SystemExit is a crash; Ctrl-C still interrupts); a
+        :class:`~.origin.TraceRequest` is parsed under the tracer, as a worker does."""
+        return self._run(completion, trace=isinstance(completion, TraceRequest))
 
     def trace(self, completion: str) -> Origin | None:
         """Parse again under the tracer (with :data:`~.origin.TRACE_SLOWDOWN` times the

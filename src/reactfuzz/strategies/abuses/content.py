@@ -63,6 +63,34 @@ def _real_text(ctx: Context) -> Writing:
     return Writing(intent, text)
 
 
+TYPE_LOOKALIKES = ("null", "None", "NULL", "nil", "true", "False", "yes", "0", "007",
+                   "1e3", "-1", "NaN", "[]", "{}", "0x1F", "1_000")
+"""Texts that read as another type to a reader that guesses: JSON and Python literals,
+YAML's booleans, a number with a leading zero, an exponent, a hex or underscore form."""
+
+
+@register_abuse(
+    "content.typed-lookalike", family="content",
+    description="a free-text argument whose text reads as another type: `null`, `None`, "
+    "`true`, `007`, `1e3`, `[]` (a user searching for the word null, an id with a "
+    "leading zero), written as the format writes text",
+    why="a reader that types values by guessing (`json.loads` then the string, "
+    "`ast.literal_eval`, `value.lower() == \"null\"` for every type) instead of by the "
+    "tool's schema runs the call with None, a bool or a number where the tool takes text",
+    expects="the intended call, with the text exactly as meant",
+    breaks_none_because="the classic regexes keep every argument as the text written; the "
+    "operator catches readers that type values by their look",
+)
+def _typed_lookalike(ctx: Context) -> Writing:
+    base, name = free_call(ctx)
+    value = ctx.draw(st.sampled_from(TYPE_LOOKALIKES))
+    intent = Call.named(base.tool, **(base.kwargs() | {name: value}))
+    assume(validates(ctx.registry, intent))
+    assume(representable(intent, ctx.fmt))
+    text = render_with(ctx, base, name, ctx.fmt.family.written_value(value))
+    return Writing(intent, text)
+
+
 @lru_cache(maxsize=64)
 def special_pieces(fmt: Format) -> tuple[str, ...]:
     """The format's special strings as a value may hold them on one line: its labels, its

@@ -50,7 +50,10 @@ def _label_in_arg(ctx: Context) -> Writing:
     value = f"what does{sep}{label} mean"
     intent = Call.named(base.tool, **(base.kwargs() | {name: value}))
     assume(validates(ctx.registry, intent))
-    return Writing(intent, ctx.render(intent))
+    # models often end a completion with a line break: a reader that takes the label's
+    # match up to a line end (`Action:(.*?)\n`) then finds the one inside the argument
+    end = ctx.draw(st.sampled_from(["", "\n"]))
+    return Writing(intent, ctx.render(intent) + end)
 
 
 @register_abuse(

@@ -177,3 +177,30 @@ def _call_shape(ctx: Context) -> Writing:
     value = drifted(json.loads(text[start:end]), shape, *keys, other=other, extra=extra)
     text = with_json(text, start, end, value, compact=ctx.draw(st.booleans()))
     return Writing(base, text, Expectation(ANY_REFUSAL))
+
+
+@register_abuse(
+    "json.scalar-args", family="json",
+    description="the arguments written as a JSON value that is no object: the argument's "
+    "string alone (`\"Paris\"`), a list of it, a number or `true`, as models write it for a "
+    "one-argument tool",
+    why="a reader that decodes the JSON and then takes its keys (`set(args)`, `args.items()`, "
+    "`tool(**args)`) raises TypeError on a number or a bool instead of refusing: the agent "
+    "loop dies where a retry was due",
+    expects="refused, or the intended call with the value bound to the tool's one parameter",
+    applies=lambda f: f.family.json_arguments,
+    breaks_none_because="no classic regex design reads JSON arguments",
+)
+def _scalar_args(ctx: Context) -> Writing:
+    base, name = free_call(ctx, lambda t: len(t.required_names) == 1, optional=False)
+    how = ctx.draw(st.sampled_from(["string", "list", "number", "bool"]))
+    value, written = {
+        "string": (base.kwargs()[name], json.dumps(base.kwargs()[name], ensure_ascii=False)),
+        "list": (base.kwargs()[name], json.dumps([base.kwargs()[name]], ensure_ascii=False)),
+        "number": ("42", "42"),
+        "bool": ("true", "true"),
+    }[how]
+    intent = Call.named(base.tool, **{name: value})
+    assume(validates(ctx.registry, intent))
+    text, start, end, _ = _blob(ctx, intent)
+    return Writing(intent, text[:start] + written + text[end:], Expectation(ANY_REFUSAL))

@@ -17,8 +17,10 @@ from hypothesis import assume
 from hypothesis import strategies as st
 
 from ...formats import Format
-from ...render import render
-from ..catalogue import Context, Writing, register_abuse
+from ...grammars import grammar_parse
+from ...model import FinalAnswer, Intent
+from ...render import render, representable
+from ..catalogue import Context, Writing, register_abuse, writes_label
 from ._parts import PROBE, outer_value
 
 
@@ -66,3 +68,49 @@ def _pretty_action(ctx: Context) -> Writing:
     else:
         written = json.dumps(value, indent=int(how[-1]), ensure_ascii=False)
     return Writing(base, text[:start] + written + text[end:])
+
+
+_MOVES = ("no-thought", "value-on-next-line", "blank-line-before")
+
+
+@register_abuse(
+    "layout.part-moved", family="layout",
+    description="one part of the protocol left out or moved, the rest as written: no "
+    "thought at all, a label's value on the line after the label (`Action:` then "
+    "`search[x]`), or a blank line before the action or answer",
+    why="a reader that insists on a thought before the action, on the value on the label's "
+    "own line (`[ \\t]*` where the format allows a line break) or on adjacent lines drops "
+    "a completion the format reads as the same call",
+    expects="the intended call or answer",
+    applies=writes_label("action", "action_input", "answer"),
+    breaks=("classic-unanchored",),
+)
+def _part_moved(ctx: Context) -> Writing:
+    intent: Intent = (ctx.call() if ctx.draw(st.booleans())
+                      else FinalAnswer(ctx.thought()))
+    assume(representable(intent, ctx.fmt))
+    move = ctx.draw(st.sampled_from(_MOVES))
+    if move == "no-thought":
+        return Writing(intent, render(intent, ctx.fmt, thought=None))
+    text = ctx.render(intent)
+    # the label that starts the intent's own lines: the input's, else the action's or the
+    # answer's (a label word followed by its colon at a line start)
+    roles = ("action_input", "action", "answer")
+    starts = [m for role in roles if getattr(ctx.fmt.labels, role)
+              for m in [ctx.fmt.line_start_re(role).search(text)] if m is not None]
+    assume(starts)
+    first = min(starts, key=lambda m: m.start())
+    if move == "blank-line-before":
+        assume(first.start() > 0)
+        return Writing(intent, text[: first.start()] + "\n" + text[first.start():])
+    # the value of the intent's last label on the next line, where the format reads it
+    # the same (an input or an answer runs over lines, a bracket or blob action may start
+    # on the next line; a tool name after `Action:` must stay on its line): the format's
+    # own grammar says which
+    label = max(starts, key=lambda m: m.start())
+    end = label.end()
+    rest = text[end:]
+    assume(rest.startswith(" ") and not rest.startswith(" \n"))
+    moved = text[:end] + "\n" + rest[1:]
+    assume(grammar_parse(moved, ctx.fmt).intent() == grammar_parse(text, ctx.fmt).intent())
+    return Writing(intent, moved)

@@ -92,7 +92,13 @@ def _unbalanced_quote(ctx: Context) -> Writing:
     value = encode_text(intent.kwargs()[free[0]])
     at = ctx.fmt.family.args_start(text, ctx.fmt)
     head, action = text[:at], text[at:]
-    action = action.replace(ctx.fmt.family.written_value(value), '"' + value, 1)
+    written = ctx.fmt.family.written_value(value)
+    # the value itself, not the same letters inside a word of the markup ('a' in
+    # '<parameter name=...>')
+    m = re.search(rf"(?<!\w){re.escape(written)}(?!\w)", action)
+    assume(m is not None)
+    assert m is not None
+    action = action[: m.start()] + '"' + value + action[m.start() + len(written):]
     text = head + action
     return Writing(intent, text, Expectation(frozenset({"unparseable", "malformed-arg"})))
 

@@ -12,6 +12,7 @@ refusal down to the shortest run.
 
 from __future__ import annotations
 
+import re
 from functools import lru_cache
 
 from hypothesis import assume
@@ -177,3 +178,91 @@ def _repeated_call_start(ctx: Context) -> Writing:
     n = run_length(ctx)
     thought = "x " + " ".join([start] * max(1, n // (len(start) + 1)))
     return Writing(intent, ctx.render(intent, thought=thought), Expectation(ANY_REFUSAL))
+
+
+def unclosed_call(fmt: Format, n: int, *, thought: bool) -> str:
+    """A call of ``n`` arguments as ``fmt`` writes it, cut before its last value (``[f(a0="1",
+    ..., a9=``, ``Action: f[1, 1, ..., ``): with ``thought``, the cut call on one line as a
+    thought may quote it (empty when the format writes no thought); else the whole
+    completion as a length limit leaves it. Empty when the format carries no such run."""
+    if fmt.family.max_args is not None and fmt.family.max_args < 2:
+        return ""
+    names = tuple(f"a{i}" for i in range(n)) if fmt.family.named_args else None
+    call = Call("f", ("1",) * n, names)
+    if not representable(call, fmt):
+        return ""
+    text = render(call, fmt, thought=MARK if thought else None)
+    at = text.find(MARK) + len(MARK) if thought else 0
+    if thought and at < len(MARK):
+        return ""
+    cut = text.rfind(fmt.family.written_value("1"))
+    if cut <= at:
+        return ""
+    if not thought:
+        return text[:cut]
+    head = text[at:cut].split("\n")
+    while head and (not head[0].strip() or head[0].startswith("</")):
+        head.pop(0)  # the lines that close the thought are not the call's
+    return " ".join(line.strip() for line in head if line.strip())
+
+
+@register_abuse(
+    "size.unclosed-argument-run", family="size",
+    description="a call of many arguments that never closes (`[f(a0=\"1\", ..., a40=`, "
+    "`Action: f[1, 1, ..., `): quoted on one line of the thought before the real call or "
+    "answer, or the whole completion where the format writes no thought (a length cut)",
+    why="a call regex that nests a quantifier over one argument inside one over the list "
+    "(`\\((\\w+=.*,\\s*)*\\)`) tries every split of the run when no closing bracket comes: "
+    "exponential in the arguments, seconds at a few dozen",
+    expects="the intended call or answer (the cut call as text), or refused; the time is "
+    "what counts",
+    applies=lambda f: bool(unclosed_call(f, 2, thought=True) or unclosed_call(f, 2,
+                                                                           thought=False)),
+    breaks_none_because="the classic regexes match an argument list with one lazy or greedy "
+    "group: linear or quadratic in its length, never exponential",
+)
+def _unclosed_argument_run(ctx: Context) -> Writing:
+    n = max(2, min(run_length(ctx), 4096))
+    quoted = unclosed_call(ctx.fmt, n, thought=True)
+    if quoted:
+        intent: Intent = ctx.call(lambda t: single_arg_ok(ctx.fmt, t))
+        if ctx.draw(st.booleans()) and representable(_DONE, ctx.fmt):
+            intent = _DONE
+        return Writing(intent, ctx.render(intent, thought="x " + quoted),
+                       Expectation(ANY_REFUSAL))
+    text = unclosed_call(ctx.fmt, n, thought=False)
+    # no call was finished: the text is a message (or refused)
+    return Writing(FinalAnswer(text), text, Expectation(ANY_REFUSAL))
+
+
+@register_abuse(
+    "size.label-gap-run", family="size",
+    description="a long run of spaces or tabs inside a label: between its word and its "
+    "colon (`Action      :`), between the words of a two-word label (`Final      Answer:`), "
+    "or after a label word a thought mentions (`x Action      y`)",
+    why="a label pattern with adjacent quantifiers (`Action\\s*\\d*\\s*:`, `Final\\s*Answer\\s*:`) "
+    "splits the run every way before it fails: quadratic in the run, seconds at thousands "
+    "of spaces",
+    expects="the intended call (a label word in a thought is text), or refused where the run "
+    "breaks the label itself; the time is what counts",
+    applies=writes_label("action"), needs="an action label the format writes at a line start",
+    breaks_none_because="the classic patterns put one quantifier where the run is: linear",
+)
+def _label_gap_run(ctx: Context) -> Writing:
+    intent: Intent = ctx.call(lambda t: single_arg_ok(ctx.fmt, t))
+    run = ctx.draw(st.sampled_from([" ", "\t"])) * run_length(ctx)
+    where = ctx.draw(st.sampled_from(["in-thought", "before-colon", "between-words"]))
+    if where == "in-thought":
+        word = ctx.draw(st.sampled_from(_label_words(ctx)))
+        return Writing(intent, ctx.render(intent, thought=f"x {word}{run}y"))
+    text = ctx.render(intent)
+    words = [w for w in ctx.fmt.label_words() if (" " in w) == (where == "between-words")]
+    found = [m for w in words
+             for m in [re.search(rf"(?m)^{re.escape(w)}(?: ?\d+)?:", text)] if m is not None]
+    assume(found)
+    m = ctx.draw(st.sampled_from(found))
+    if where == "before-colon":
+        at = m.end() - 1
+        return Writing(intent, text[:at] + run + text[at:], Expectation(ANY_REFUSAL))
+    gap = text.index(" ", m.start())
+    return Writing(intent, text[:gap] + run + text[gap + 1:], Expectation(ANY_REFUSAL))
