@@ -61,6 +61,9 @@ class CheckInput:
     streamed_step: Step | None = None  # the Step when the completion arrived in chunks
     reading: Reading | None = None  # the format's reference reading (computed on first use)
     growth: Growth | None = None  # a slow long parse timed beside its quarter
+    # failures carry their root-cause signature and shape; ``False`` for a caller that
+    # only counts failures and checks again the ones it keeps (exploration's loop)
+    signed: bool = True
 
     @property
     def reference(self) -> Reading:
@@ -219,6 +222,8 @@ def _verdict_check(kind: str) -> Callable[[CheckInput], Failure | None]:
         cause = v.cause
         if kind in ("wrong-call", "hijacked-answer") and _not_carried(inp):
             cause = "protocol"  # a note on the format, not a fault of the design
+        if not inp.signed:
+            return Failure(v.kind, v.explanation, v.severity, cause)
         return Failure(v.kind, v.explanation, v.severity, cause, verdict_signature(inp),
                        verdict_shape(inp))
 
@@ -244,11 +249,15 @@ def _no_crash(inp: CheckInput) -> Failure | None:
     if inp.timed_out:
         return None  # a parse that ran past the limit is bounded-time's finding, not a second one
     if inp.error is not None:
+        if not inp.signed:
+            return Failure("crash", f"the parser raised {inp.error}", SEVERITY["crash"])
         return Failure("crash", f"the parser raised {inp.error}", SEVERITY["crash"],
                        signature="parser " + mask(inp.error, *_names(inp.registry),
                                                   completion=inp.scenario.completion),
                        shape="parser crash")
     if isinstance(inp.outcome, Crashed):
+        if not inp.signed:
+            return Failure("crash", inp.verdict.explanation, SEVERITY["crash"])
         return Failure("crash", inp.verdict.explanation, SEVERITY["crash"],
                        signature=verdict_signature(inp), shape=verdict_shape(inp))
     return None

@@ -131,8 +131,10 @@ def examine(
 ) -> Example:
     """Decide one scenario, judge the outcome, then run every check on it.
 
-    ``attribute=False`` skips telling design faults from protocol ambiguity (the reference
-    reading); every bad verdict then counts as the design's, for a caller that re-checks.
+    ``attribute=False`` is for a caller that checks again every failure it keeps
+    (exploration's loop, which only counts them): it skips telling design faults from
+    protocol ambiguity (the reference reading), so every bad verdict counts as the
+    design's, and keying failures by root cause (no signature, no origin traced).
     ``chunks`` also feeds the completion to the target in pieces of those sizes (for the
     stream-invariance check). ``parsed`` is the target's result for the completion when
     the caller parsed it already (a batch through :meth:`~reactfuzz.targets.Target.run_many`).
@@ -159,7 +161,7 @@ def examine(
         verdict=verdict, error=result.error, timed_out=result.timed_out,
         elapsed=result.elapsed, time_limit=time_limit,
         target_is_grammar=target_is_grammar,
-        streamed_step=streamed, reading=reading, growth=growth,
+        streamed_step=streamed, reading=reading, growth=growth, signed=attribute,
     )
     failures = []
     for c in checks:
@@ -175,7 +177,7 @@ def examine(
         return Example(scenario, step, outcome, verdict, None, None, reading)
     failed, failure = failures[0]
     origin = None
-    if failed.by_origin and isinstance(target, Target) and not result.timed_out:
+    if attribute and failed.by_origin and isinstance(target, Target) and not result.timed_out:
         origin = origin_of(target, scenario.completion, result)
         if origin is not None:
             failure = keyed_by_origin(failure, origin)
