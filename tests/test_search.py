@@ -57,6 +57,36 @@ def test_masking_makes_one_crash_of_many_tools() -> None:
     assert "unable to parse" in mask("amount: unable to parse", params=["to", "amount"])
 
 
+def test_a_caller_that_checks_again_gets_failures_without_root_cause_keys() -> None:
+    """Exploration's loop only counts failures and examines again the ones it keeps: with
+    ``keyed=False`` no signature is made and no origin traced (they cost more than
+    the rest of the example), while the failure itself, its kind and check, is the same."""
+    from reactfuzz.engine.explore import FAST_CHECKS
+    from reactfuzz.targets import load_target
+
+    fmt, reg = get_format("bracket"), default_registry()
+    checks = get_checks(list(FAST_CHECKS))
+    intent = Call.named("search", query="a")
+    for text in ("Thought: the Answer: is near.\nAction: search[a]",  # answer label read
+                 "Thought: look it up.\nAction: search[a, b]"):  # one argument too many
+        sc = _scenario(intent, text)
+        tgt = load_target("classic-bracket", fmt)
+        traced: list[str] = []
+        trace = tgt.trace
+        tgt.trace = lambda t, traced=traced, trace=trace: (  # type: ignore[method-assign]
+            traced.append(t) or trace(t))
+        full = examine(sc, tgt, fmt, reg, "positional", checks)
+        assert full.failure is not None and full.failure.signature and traced == [text]
+        traced.clear()
+        bare = examine(sc, tgt, fmt, reg, "positional", checks, attribute=False,
+                       keyed=False)
+        assert bare.failure is not None and bare.check == full.check
+        assert bare.failure.kind == full.failure.kind
+        assert bare.failure.signature == bare.failure.shape == "" and bare.origin is None
+        assert traced == []
+        tgt.close()
+
+
 def test_one_root_cause_reached_by_many_operators_is_one_finding() -> None:
     run = run_fuzz(_config(checks=["no-crash"], abuses=[
         "missing.empty-brackets", "missing.argument-dropped", "malformed.empty"]))

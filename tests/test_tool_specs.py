@@ -92,6 +92,18 @@ def test_generated_calls_are_valid_and_deterministic(path: Path) -> None:
     assert {c.tool for c in first} == set(registry.names())
 
 
+def test_valid_calls_is_one_strategy_object_per_registry_tools_and_optional() -> None:
+    # the operators ask for calls at every draw: a new object each time was validated
+    # by Hypothesis each time, about an eighth of the cost of generating a scenario
+    registry, other = default_registry(), default_registry()
+    calls = valid_calls(registry, tools=["search", "get_time"])
+    assert valid_calls(registry, tools=("search", "get_time")) is calls
+    assert valid_calls(registry) is valid_calls(registry, tools=list(registry.names()))
+    assert valid_calls(registry, tools=["search"]) is not calls
+    assert valid_calls(registry, tools=["search", "get_time"], optional=False) is not calls
+    assert valid_calls(other, tools=["search", "get_time"]) is not calls
+
+
 def test_nested_values_are_plain_words_and_declared_keys_only() -> None:
     registry = load_tools_json(OPENAI)
     calls: list[Call] = []

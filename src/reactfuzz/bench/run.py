@@ -23,11 +23,9 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from hypothesis import strategies as st
 
 from .timing import (
-    HYPOTHESIS_LEAST,
-    HYPOTHESIS_MOST,
-    HYPOTHESIS_PASS_CPU,
     PASS_CPU,
     Side,
+    Timing,
     alternate,
     children_cpu,
     repeat,
@@ -44,6 +42,30 @@ __all__ = ["BenchResult", "BenchRow", "render_bench", "run_bench"]
 
 _X = TypeVar("_X")
 ACTION_RE = re.compile(r"^Action:\s*(\w+)\[(.*)\]\s*$", re.MULTILINE)
+
+RUN_EXAMPLES = 300
+"""Examples in each Hypothesis run of the pipeline comparison, on every side alike."""
+
+RUNS = {"composite": 3, "pipeline": 2, "pipeline, size too": 2, "floor": 10}
+"""Hypothesis runs in every pass of each side of the pipeline comparison: fixed, chosen
+from the sides' CPU costs so that each pass takes about 0.6 s of CPU.
+
+A Hypothesis side cannot be calibrated in each run the way a parser is. Its examples
+differ, and which ones a pass draws depends on how many it draws: a count calibrated
+afresh timed a different sample in each run (the pipeline came out at 1.50x the
+composite with 499 examples a pass and at 1.61x with 477). And a run's examples grow
+along the run, so the cost of an example depends on the length of the run it is in
+(plain ``from_lark`` transcripts: 4.9 ms each over runs of 40, 6.0 ms over runs of 80).
+So every run of a comparison has the same number of examples on both sides, and the
+cheaper side fills its pass with more runs (the i-th run of round r is seeded
+``1000 r + i``)."""
+
+TRANSCRIPT_EXAMPLES = 80
+"""Examples in each Hypothesis run of the transcript comparison, ours and plain alike."""
+
+TRANSCRIPT_RUNS = {"ours": 12, "plain": 1}
+"""Runs in every pass of transcript generation: about half a second of CPU each (see
+:data:`RUNS`)."""
 
 
 @dataclass
@@ -122,14 +144,18 @@ def _load() -> tuple[float, float, float] | None:
         return None
 
 
-def _examples(strategy: st.SearchStrategy[Any], body: Callable[[Any], object]) -> Side:
-    """A side whose items are Hypothesis examples (generation and ``body``, generation
-    phase only): a pass is one seeded run, seeded by its round, so every side of a round
-    draws with the same seed."""
+def _runs(strategy: st.SearchStrategy[Any], body: Callable[[Any], object],
+          examples: int) -> Side:
+    """A side whose item is one seeded Hypothesis run of ``examples`` examples (generation
+    and ``body``, generation phase only): a pass of ``count`` runs in round ``r`` seeds
+    them ``1000 r``, ``1000 r + 1``, ... (the warm-up run: a seed of its own), so the
+    first run of every side of a round draws with the same seed."""
     from ..strategies import for_each_example
 
     def side(count: int, rnd: int) -> None:
-        for_each_example(strategy, body, examples=count, seed=rnd if rnd >= 0 else 1_000)
+        for i in range(count):
+            seed = 1000 * rnd + i if rnd >= 0 else 10**6 + i
+            for_each_example(strategy, body, examples=examples, seed=seed)
 
     return side
 
@@ -174,8 +200,8 @@ def run_bench(*, quick: bool = False, rounds: int = 7, target: str | None = None
     k = 0.02 if quick else 1.0
     rounds = 3 if quick else rounds
     pass_cpu = PASS_CPU * (0.05 if quick else 1.0)  # of a parser side
-    hyp_cpu = HYPOTHESIS_PASS_CPU * (0.05 if quick else 1.0)  # of a Hypothesis side
-    least = 3 if quick else HYPOTHESIS_LEAST  # examples in a Hypothesis pass, at least
+    # examples in a Hypothesis run: quick keeps the runs a pass, not their length
+    run_n, transcript_n = (10, 5) if quick else (RUN_EXAMPLES, TRANSCRIPT_EXAMPLES)
     result = BenchResult(rounds=rounds, quick=quick, cpu=os.uname().machine,
                          cores=os.cpu_count() or 1, python=platform.python_version(),
                          load_before=_load(), pass_cpu=pass_cpu)
@@ -285,37 +311,44 @@ def run_bench(*, quick: bool = False, rounds: int = 7, target: str | None = None
     # held row leaves them out and the row beside it says what they add.
     sized = [a for a in abuse_ids(bracket) if ABUSES[a].applies_to(bracket)]
     unsized = [a for a in sized if ABUSES[a].family != "size"]
-    # alternating rounds, a fresh seed each round, medians: the ratio is what counts; each
+    # alternating rounds, fresh seeds each round, medians: the ratio is what counts; each
     # pass starts from a collected heap with the collector off (a full collection of a heap
     # Hypothesis has grown, falling in one pass and not another, moved a pass by a third)
-    h = alternate({"composite": _examples(composite, roundtrip),
-                   "pipeline": _examples(scenarios(reg, bracket, abuses=unsized), pipeline),
-                   "pipeline, size too": _examples(scenarios(reg, bracket, abuses=sized),
-                                                   pipeline),
-                   "floor": _examples(st.integers(), lambda x: None)},
-                  max(3, rounds // 2 + 1), pass_cpu=hyp_cpu, least=least, most=HYPOTHESIS_MOST,
-                  collect=True)
-    result.passes.update((f"examples: {k}", t.count) for k, t in h.items())
+    h = alternate({"composite": _runs(composite, roundtrip, run_n),
+                   "pipeline": _runs(scenarios(reg, bracket, abuses=unsized), pipeline, run_n),
+                   "pipeline, size too": _runs(scenarios(reg, bracket, abuses=sized),
+                                               pipeline, run_n),
+                   "floor": _runs(st.integers(), lambda x: None, run_n)},
+                  max(3, rounds // 2 + 1), fixed=RUNS, collect=True)
+    result.passes.update((f"runs of {run_n} examples: {k}", t.count) for k, t in h.items())
     comp, pipe, every, floor = (h[k] for k in ("composite", "pipeline", "pipeline, size too",
                                                "floor"))
-    rows.append(BenchRow("Hypothesis per-example floor", floor.cpu * 1e6, "us",
-                         floor.cpu / base, "bare re", "", None,
-                         f"st.integers(), empty body; {floor.count} examples a pass",
-                         wall=floor.wall * 1e6))
-    rows.append(BenchRow("composite strategy reference", comp.cpu * 1e6, "us", 1.0, "itself",
-                         "", None, "2-3 argument call, rendered, round-trip checked;"
-                         f" {comp.count} examples a pass", wall=comp.wall * 1e6))
-    ratio = pipe.cpu / comp.cpu
-    rows.append(BenchRow("full pipeline per scenario", pipe.cpu * 1e6, "us", ratio,
-                         "composite", "<= 1.5x", ratio <= 1.5,
+
+    def per_example(t: Timing) -> tuple[float, float, str]:  # CPU, wall, the note
+        return (t.cpu / run_n * 1e6, t.wall / run_n * 1e6,
+                f"{t.count} run{'s' if t.count > 1 else ''} of {run_n} examples a pass")
+
+    f_cpu, f_wall, f_how = per_example(floor)
+    c_cpu, c_wall, c_how = per_example(comp)
+    p_cpu, p_wall, p_how = per_example(pipe)
+    e_cpu, e_wall, e_how = per_example(every)
+    rows.append(BenchRow("Hypothesis per-example floor", f_cpu, "us", f_cpu / (base * 1e6),
+                         "bare re", "", None, f"st.integers(), empty body; {f_how}",
+                         wall=f_wall))
+    rows.append(BenchRow("composite strategy reference", c_cpu, "us", 1.0, "itself", "", None,
+                         f"2-3 argument call, rendered, round-trip checked; {c_how}",
+                         wall=c_wall))
+    ratio = p_cpu / c_cpu
+    rows.append(BenchRow("full pipeline per scenario", p_cpu, "us", ratio, "composite",
+                         "<= 1.5x", ratio <= 1.5,
                          f"generate, stop-cut, parse x2, dispatch, oracle, verdict;"
-                         f" {len(unsized)} operators, the size family left out;"
-                         f" {pipe.count} examples a pass", wall=pipe.wall * 1e6))
-    rows.append(BenchRow("full pipeline per scenario, size operators too", every.cpu * 1e6,
-                         "us", every.cpu / comp.cpu, "composite", "", None,
+                         f" {len(unsized)} operators, the size family left out; {p_how}",
+                         wall=p_wall))
+    rows.append(BenchRow("full pipeline per scenario, size operators too", e_cpu, "us",
+                         e_cpu / c_cpu, "composite", "", None,
                          f"all {len(sized)} operators: the size family's 16 kB texts cost"
-                         " their parse (Lark's above all), not the pipeline's;"
-                         f" {every.count} examples a pass", wall=every.wall * 1e6))
+                         f" their parse (Lark's above all), not the pipeline's; {e_how}",
+                         wall=e_wall))
 
     # --- 3. transcripts -------------------------------------------------------------------
     say("transcripts")
@@ -324,11 +357,12 @@ def run_bench(*, quick: bool = False, rounds: int = 7, target: str | None = None
     ours: list[str] = []
     plain: list[str] = []
     plain_strategy = from_lark(lark_parser(bracket), start="transcript")
-    tr = alternate({"ours": _examples(transcripts(bracket), ours.append),
-                    "plain": _examples(plain_strategy, plain.append)},
-                   3, pass_cpu=hyp_cpu, least=least, most=HYPOTHESIS_MOST, collect=True)
-    result.passes.update((f"transcripts: {k}", t.count) for k, t in tr.items())
-    t_ours, t_plain = tr["ours"].cpu, tr["plain"].cpu
+    tr = alternate({"ours": _runs(transcripts(bracket), ours.append, transcript_n),
+                    "plain": _runs(plain_strategy, plain.append, transcript_n)},
+                   3, fixed=TRANSCRIPT_RUNS, collect=True)
+    result.passes.update((f"transcript runs of {transcript_n} examples: {k}", t.count)
+                         for k, t in tr.items())
+    t_ours, t_plain = tr["ours"].cpu / transcript_n, tr["plain"].cpu / transcript_n
 
     def accepted(xs: list[str]) -> float:
         return sum(parse_transcript(x, bracket).ok for x in xs) / len(xs) if xs else 0.0
@@ -342,11 +376,13 @@ def run_bench(*, quick: bool = False, rounds: int = 7, target: str | None = None
     rows.append(BenchRow("transcript generation (ours)", t_ours * 1e3, "ms", speed,
                          "plain from_lark (x faster)", ">= 10x faster", speed >= 10,
                          f"accepted {accepted(ours):.0%}, text-like chars {texty(ours):.0%};"
-                         f" {tr['ours'].count} examples a pass", wall=tr["ours"].wall * 1e3))
+                         f" {tr['ours'].count} runs of {transcript_n} examples a pass",
+                         wall=tr["ours"].wall / transcript_n * 1e3))
     rows.append(BenchRow("transcript generation (plain from_lark)", t_plain * 1e3, "ms", 1.0,
                          "itself", "", None,
                          f"accepted {accepted(plain):.0%}, text-like chars {texty(plain):.0%};"
-                         f" {tr['plain'].count} examples a pass", wall=tr["plain"].wall * 1e3))
+                         f" {tr['plain'].count} run of {transcript_n} examples a pass",
+                         wall=tr["plain"].wall / transcript_n * 1e3))
 
     # --- 4. examples to the first finding ---------------------------------------------------
     say("examples to first finding")
@@ -393,8 +429,8 @@ def run_bench(*, quick: bool = False, rounds: int = 7, target: str | None = None
     rows.append(BenchRow("explore: scenarios per second", 1 / per, "/s", None, "",
                          "", None,
                          f"{per * 1e6:.1f} us each; {per / own:.1f}x the classic parse,"
-                         f" {per / base:.0f}x bare re; not held (absolute: 25,000/s on an idle"
-                         " core, it moves with the load)", wall=1 / per_wall))
+                         f" {per / base:.0f}x bare re; not held (an absolute rate: it moves"
+                         " with the machine and what else runs on it)", wall=1 / per_wall))
     rows.append(BenchRow("explore: per scenario vs the target's own parse", per / own, "x",
                          None, "", "<= 30x", per / own <= 30,
                          f"target classic-bracket; {ex_n:,} scenarios"))

@@ -28,9 +28,6 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 __all__ = [
-    "HYPOTHESIS_LEAST",
-    "HYPOTHESIS_MOST",
-    "HYPOTHESIS_PASS_CPU",
     "PASS_CPU",
     "Pass",
     "Timing",
@@ -44,18 +41,6 @@ __all__ = [
 PASS_CPU = 0.1
 """CPU seconds one pass of a parser side takes (a tenth of a second: many scheduler
 slices, so a slice taken by others' work changes little)."""
-
-HYPOTHESIS_PASS_CPU = 0.5
-"""CPU seconds one pass of a Hypothesis side takes (hundreds of examples)."""
-
-HYPOTHESIS_LEAST = 20
-"""The fewest examples a Hypothesis pass, or its calibration, draws: examples differ, and
-a count calibrated on one or two of them is whatever those happened to cost."""
-
-HYPOTHESIS_MOST = 500
-"""The most examples one Hypothesis pass draws. Hypothesis makes its first tenth of a
-run's examples small ones (at most 50): up to 500 examples each side of a comparison
-gets the same share of them, whatever its count."""
 
 Side = Callable[[int, int], object]
 """One side of a comparison: ``side(count, round)`` does ``count`` items of work
@@ -115,11 +100,11 @@ def _timed(side: Side, count: int, rnd: int, other: Callable[[], float] | None,
 
 def _calibrate(side: Side, budget: float, other: Callable[[], float] | None,
                cpu_clock: Callable[[], float], wall_clock: Callable[[], float],
-               no_gc: bool, collect: bool, least: int) -> float:
+               no_gc: bool, collect: bool) -> float:
     """CPU seconds per item: one warm-up item (compiled grammars, caches), then growing
-    counts from ``least`` until a pass takes ``budget``; the last pass decides."""
+    counts until a pass takes ``budget``; the last pass decides."""
     side(1, -1)
-    count = max(1, least)
+    count = 1
     while True:
         p = _timed(side, count, -1, other, cpu_clock, wall_clock, no_gc, collect)
         if p.cpu >= budget or count >= 1 << 24:
@@ -131,16 +116,18 @@ def _calibrate(side: Side, budget: float, other: Callable[[], float] | None,
 def alternate(sides: Mapping[str, Side], rounds: int, *, pass_cpu: float = PASS_CPU,
               groups: Sequence[Sequence[str]] = (),
               others: Mapping[str, Callable[[], float]] | None = None,
-              least: int = 1, most: int | None = None, no_gc: bool = True,
+              fixed: Mapping[str, int] | None = None, no_gc: bool = True,
               collect: bool = False,
               cpu_clock: Callable[[], float] = time.thread_time,
               wall_clock: Callable[[], float] = time.perf_counter) -> dict[str, Timing]:
     """Time every side in ``rounds`` alternating passes of ``pass_cpu`` CPU seconds each.
 
-    Each side is calibrated once and gets the count of items that fills one pass (at
-    least ``least``, at most ``most``); every pass of a side then has that count. Sides
-    whose items differ (Hypothesis examples) need a ``least`` of several: one item
-    would calibrate on whatever it happened to be. The sides of
+    Each side is calibrated once and gets the count of items that fills one pass; every
+    pass of a side then has that count. A side in ``fixed`` has the count given there
+    instead (after one warm-up item): for sides whose items differ, where the count
+    decides which items a pass holds (a Hypothesis run draws different examples for a
+    different count), so a count calibrated afresh would time a different sample in
+    every run. The sides of
     one of ``groups`` are compared with each other: when one item of one of them takes
     longer than ``pass_cpu``, all their passes are as long as that item. ``others`` gives,
     for a side whose work partly runs in another process, a reader of that process's CPU
@@ -153,16 +140,18 @@ def alternate(sides: Mapping[str, Side], rounds: int, *, pass_cpu: float = PASS_
     that make much garbage of their own (Hypothesis runs).
     """
     others = others or {}
+    fixed = fixed or {}
+    for k in fixed:
+        sides[k](1, -1)  # the warm-up item
     cost = {k: _calibrate(fn, pass_cpu / 4, others.get(k), cpu_clock, wall_clock, no_gc,
-                          collect, least) for k, fn in sides.items()}
-    length = dict.fromkeys(sides, pass_cpu)
+                          collect) for k, fn in sides.items() if k not in fixed}
+    length = dict.fromkeys(cost, pass_cpu)
     for group in groups:
         longest = max([pass_cpu, *(cost[k] for k in group)])
         for k in group:
             length[k] = longest
-    counts = {k: max(1, least, round(length[k] / cost[k])) for k in sides}
-    if most is not None:
-        counts = {k: min(most, n) for k, n in counts.items()}
+    counts = {k: fixed[k] if k in fixed else max(1, round(length[k] / cost[k]))
+              for k in sides}
     passes: dict[str, list[Pass]] = {k: [] for k in sides}
     for rnd in range(rounds):
         for k, fn in sides.items():

@@ -295,24 +295,57 @@ def validates(registry: ToolRegistry, call: Call) -> bool:
     return True
 
 
-@st.composite
 def valid_calls(
+    registry: ToolRegistry,
+    *,
+    tools: Sequence[str] | None = None,
+    optional: bool | None = None,
+) -> st.SearchStrategy[Call]:
+    """A call valid against its tool's schema, with named arguments in declared order.
+
+    ``optional=None`` lets each defaulted parameter be given or left out; ``True`` gives
+    all, ``False`` none.
+    """
+    names = tuple(tools) if tools is not None else registry.names()
+    return _valid_calls_of(registry, names, optional)
+
+
+# One strategy object per registry, tools and optional, and per choice inside it: the
+# operators ask for calls at every draw, and Hypothesis validates every new strategy
+# object before its first draw, which cost about an eighth of generating a scenario.
+# The draws are the same (the tool is looked up at each draw, by name).
+
+
+@lru_cache(maxsize=256)
+def _valid_calls_of(registry: ToolRegistry, names: tuple[str, ...],
+                    optional: bool | None) -> st.SearchStrategy[Call]:
+    return _valid_calls(registry, tools=names, optional=optional)
+
+
+@lru_cache(maxsize=1024)
+def _sampled(names: tuple[str, ...]) -> st.SearchStrategy[str]:
+    return st.sampled_from(names)
+
+
+@lru_cache(maxsize=64)
+def _up_to(n: int) -> st.SearchStrategy[int]:
+    return st.integers(0, n)
+
+
+@st.composite
+def _valid_calls(
     draw: st.DrawFn,
     registry: ToolRegistry,
     *,
     tools: Sequence[str] | None = None,
     optional: bool | None = None,
 ) -> Call:
-    """A call valid against its tool's schema, with named arguments in declared order.
-
-    ``optional=None`` lets each defaulted parameter be given or left out; ``True`` gives
-    all, ``False`` none.
-    """
-    names = list(tools) if tools is not None else list(registry.names())
-    tool = registry[draw(st.sampled_from(names))]
+    """What :func:`valid_calls` draws."""
+    names = tuple(tools) if tools is not None else registry.names()
+    tool = registry[draw(_sampled(names))]
     n_optional = len(tool.parameters) - len(tool.required_names)
     if optional is None:  # how many defaulted parameters to give, in order (one choice)
-        give_optional = draw(st.integers(0, n_optional)) if n_optional else 0
+        give_optional = draw(_up_to(n_optional)) if n_optional else 0
     else:
         give_optional = n_optional if optional else 0
     kwargs: dict[str, Any] = {}

@@ -111,6 +111,7 @@ def special_pieces(fmt: Format) -> tuple[str, ...]:
         if p.strip() and "\n" not in p and not any(s in p or p in s for s in fmt.stop if s)))
 
 
+@lru_cache(maxsize=64)  # one strategy object a format: a new one is validated at each draw
 def mixed_text(fmt: Format) -> st.SearchStrategy[str]:
     """Two to four pieces of :data:`REAL_TEXT` and of the format's special strings, joined
     by spaces (shrinks to ``it's it's``)."""
