@@ -40,7 +40,8 @@ from reactfuzz.grammars import grammar_parse
 from reactfuzz.model import Action, Invalid, Step
 from reactfuzz.oracle import judge
 from reactfuzz.strategies import ABUSES, Scenario, scenarios
-from reactfuzz.strategies.abuses.content import ESCAPES, _written_object, special_pieces
+from reactfuzz.strategies.abuses._parts import ESCAPES, written_json
+from reactfuzz.strategies.abuses.content import special_pieces
 from reactfuzz.strategies.values import REAL_TEXT, real_text
 from reactfuzz.tools import default_registry
 
@@ -270,16 +271,16 @@ def test_special_pieces_are_the_formats_own_and_never_a_stop_sequence() -> None:
 def test_lenient_writings_decode_to_the_same_object() -> None:
     obj = {"query": "it's \"x\" \U0001f389 a\\b https://example.com/a", "n": 1}
     for escapes in ESCAPES:
-        for how in ("indented", "compact"):
-            written = _written_object(obj, how, escapes)
+        for how in ("compact", "spaced", "indented"):
+            written = written_json(obj, how, escapes=escapes)
             assert json.loads(written) == obj
             assert ("\\ud83c" in written) == ("ascii" in escapes)
             assert ("\\/" in written) == ("solidus" in escapes)
-        single = _written_object(obj, "single-quotes", escapes)
+        single = written_json(obj, "single-quotes", escapes=escapes)
         assert single.startswith("{'query': 'it\\'s")
-        trailing = _written_object(obj, "trailing-comma", escapes)
+        trailing = written_json(obj, "trailing-comma", escapes=escapes)
         assert trailing.endswith(",}") and json.loads(trailing[:-2] + "}") == obj
-    assert ast.literal_eval(_written_object(obj, "python", "ascii+solidus")) == obj
+    assert ast.literal_eval(written_json(obj, "python", escapes="ascii+solidus")) == obj
 
 
 @pytest.mark.slow  # a rare pair: a few hundred examples before the search meets it

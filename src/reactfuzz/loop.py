@@ -54,7 +54,7 @@ from typing import Literal, get_args
 from .designs import decide
 from .dispatch import Crashed, Dispatcher, Executed, Finished, Outcome, Rejected, get_dispatcher
 from .errors import UsageError
-from .formats import Format, get_format
+from .formats import Format, get_format, label_pattern
 from .llm import Completion, CompletionModel
 from .model import Call, Step
 from .parsers import Parser, get_parser
@@ -244,7 +244,7 @@ def _is_parse_error(outcome: Outcome) -> bool:
 
 @functools.cache
 def _observation_label_re(word: str) -> re.Pattern[str]:
-    return re.compile(r"\n" + re.escape(word) + r"(?: ?\d+)?:")
+    return re.compile("\n" + label_pattern([word]))
 
 
 def has_fabricated_observation(completion: str, fmt: Format | str = "bracket") -> bool:

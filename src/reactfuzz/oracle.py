@@ -29,7 +29,7 @@ from .dispatch import (
     bind_typed,
     validation_summary,
 )
-from .formats import Format, get_format
+from .formats import Format, get_format, label_pattern
 from .grammars import grammar_parse
 from .kinds import ANY_REFUSAL, SEVERITY, VerdictKind
 from .model import Call, FinalAnswer, Intent
@@ -263,7 +263,7 @@ def _label_responsible(completion: str | None, fmt: Format | None) -> str:
             col = line.find(w)
             if col > 0:
                 return f"; '{w}' stands inside line {n} at column {col + 1}, not at its start"
-            if col == 0 and not re.match(re.escape(w) + r"(?: ?\d+)?[:\[]", line):
+            if col == 0 and not re.match(label_pattern([w], colon=False) + r"[:\[]", line):
                 return f"; line {n} starts with '{w}' written differently"
     return ""
 

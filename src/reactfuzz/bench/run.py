@@ -122,10 +122,10 @@ class BenchResult:
 
 def _action_line_re(fmt: str) -> re.Pattern[str]:
     """A bare ``re`` that finds the action line of a format (``Action 1: ...`` too)."""
-    from ..formats import get_format
+    from ..formats import get_format, label_pattern
 
-    label = re.escape(get_format(fmt).labels.action)
-    return re.compile(rf"^{label}(?: ?\d+)?:[ \t]*(\S.*)$", re.MULTILINE)
+    label = label_pattern([get_format(fmt).labels.action], line_start=True)
+    return re.compile(label + r"[ \t]*(\S.*)$")
 
 
 def _over(fn: Callable[[str], object], texts: list[str]) -> Callable[[], object]:

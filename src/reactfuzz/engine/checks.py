@@ -287,8 +287,7 @@ def _bounded_time(inp: CheckInput) -> Failure | None:
 
 
 def _observation_at_line_start(text: str, fmt: Format) -> re.Match[str] | None:
-    word = re.escape(fmt.labels.observation)
-    return re.search(rf"(?m)^{word}(?: ?\d+)?:", text)
+    return fmt.line_start_re("observation").search(text)
 
 
 @check("no-fabricated-observation",

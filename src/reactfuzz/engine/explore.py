@@ -21,7 +21,6 @@ finds from its seed (which of them the budget let shrink depends on the machine)
 from __future__ import annotations
 
 import random
-import re
 import signal
 import time
 from bisect import bisect_right
@@ -186,13 +185,10 @@ class _Slots:
     __slots__ = ("ends", "starts", "total")
 
     def __init__(self, text: str, fmt: Format) -> None:
-        labels = [w for w in (fmt.labels.action, fmt.labels.answer, fmt.labels.action_input)
-                  if w]
-        end = len(text)
-        for w in labels:
-            m = re.search(rf"(?m)^{re.escape(w)}", text)
-            if m is not None:
-                end = min(end, m.start())
+        # the first line that starts with the action, answer or input label's word
+        label = fmt.line_start_re("action", "answer", "action_input", number=False,
+                                  colon=False).search(text)
+        end = label.start() if label is not None else len(text)
         self.starts: list[int] = []
         self.ends: list[int] = []  # how many offsets the runs up to this one hold
         self.total = 0

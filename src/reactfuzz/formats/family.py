@@ -83,26 +83,34 @@ class Representability:
 # --------------------------------------------------------------------------- labels
 
 
-def label_pattern(words: Iterable[str], *, number: bool = True, colon: bool = True) -> str:
+def label_pattern(words: Iterable[str], *, number: bool = True, colon: bool = True,
+                  line_start: bool = False, capture: bool = False) -> str:
     r"""Regex source for any of ``words`` written as a label: ``(?:Thought|Action)(?: ?\d+)?:``.
 
+    The one definition of "a label, numbered or not", every reader of labels uses.
     ``number`` allows a step number after the word (``Action 3:``), as every grammar
     reads labels (whether one is required is checked after parsing); ``colon=False``
-    leaves out the colon (``number=False, colon=False``: the bare word). No groups and
-    no anchor: the grammars embed it in Lark terminals; :meth:`Format.line_start_re`
-    anchors it at line starts.
+    leaves out the colon (``number=False, colon=False``: the bare word). By default no
+    groups and no anchor: the grammars embed it in Lark terminals. ``line_start``
+    anchors it at the start of any line (``(?m)^``, a flag for the whole pattern, so it
+    begins one); ``capture`` puts the word in group ``word`` and the step number, empty
+    when none is written, in group ``num`` (with ``number``).
     """
     alt = "|".join(re.escape(w) for w in words)
-    tail = (r"(?: ?\d+)?" if number else "") + (":" if colon else "")
-    return f"(?:{alt}){tail}"
+    num = r"(?: ?\d+)?" if number else ""
+    if capture:
+        head = f"(?P<word>{alt})" + (f"(?P<num>{num})" if num else "")
+    else:
+        head = f"(?:{alt}){num}"
+    return ("(?m)^" if line_start else "") + head + (":" if colon else "")
 
 
 @lru_cache(maxsize=256)
 def line_start_re(words: tuple[str, ...], number: bool, colon: bool) -> re.Pattern[str]:
-    """``label_pattern(words)`` at the start of any line, the word in group ``word``."""
-    alt = "|".join(re.escape(w) for w in words)
-    tail = (r"(?: ?\d+)?" if number else "") + (":" if colon else "")
-    return re.compile(rf"(?m)^(?P<word>{alt}){tail}")
+    """``label_pattern(words)`` at the start of any line, the word in group ``word`` (and
+    the number in group ``num``)."""
+    return re.compile(label_pattern(words, number=number, colon=colon, line_start=True,
+                                    capture=True))
 
 
 def rest_text(node: Tree, text: str) -> str:

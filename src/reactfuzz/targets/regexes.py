@@ -13,7 +13,7 @@ from typing import Any
 import regex  # type: ignore[import-untyped, unused-ignore]  # typed by types-regex, if installed
 
 from ..errors import UsageError
-from ..formats import Format, get_format
+from ..formats import Format, get_format, label_pattern
 from ..limits import MAX_REGEX_SIZE, regex_size
 from ..model import Action, Invalid, Step
 from .adapters import _is_finish, _one_line
@@ -26,7 +26,7 @@ __all__ = ["RegexTarget", "regex_target"]
 
 def _strip_thought_label(text: str, fmt: Format) -> str:
     head = text.strip()
-    m = regex.match(rf"{regex.escape(fmt.labels.thought)}(?: ?\d+)?:", head)
+    m = regex.match(label_pattern([fmt.labels.thought]), head)
     return head[m.end() :].strip() if m else head
 
 

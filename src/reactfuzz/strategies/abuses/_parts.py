@@ -1,4 +1,5 @@
-"""Helpers the newer operator modules share: a free-text argument and a marked rendering."""
+"""Helpers the newer operator modules share: a free-text argument, a marked rendering, and
+JSON written (validly or as lenient decoders read it) into a completion."""
 
 from __future__ import annotations
 
@@ -13,8 +14,8 @@ from ...model import Call
 from ...tools import Tool
 from ..catalogue import Context, free_params, single_arg_ok
 
-__all__ = ["MARK", "PROBE", "args_object", "free_call", "outer_value", "render_with",
-           "with_json"]
+__all__ = ["ESCAPES", "LENIENT_JSON", "MARK", "PROBE", "args_object", "free_call",
+           "outer_value", "render_with", "with_json", "written_json"]
 
 MARK = "zqxmarkqxz"
 """A placeholder argument value: rendered, then replaced with the operator's own writing."""
@@ -86,8 +87,55 @@ def outer_value(text: str, call: Call) -> tuple[int, int] | None:
     return None
 
 
-def with_json(text: str, start: int, end: int, value: Any, *, compact: bool) -> str:
-    """``text`` with its ``[start:end]`` replaced by ``value`` as JSON: compact
-    (``{"a":1}``, no spaces) or with JSON's default spacing."""
-    written = json.dumps(value, ensure_ascii=False, separators=(",", ":") if compact else None)
-    return text[:start] + written + text[end:]
+ESCAPES = ("as-is", "ascii", "solidus", "ascii+solidus")
+"""How JSON strings are escaped: as ``json.dumps(ensure_ascii=False)`` writes them, with
+``\\u`` escapes for what is not ASCII (``ensure_ascii=True``, surrogate pairs beyond
+the BMP), with ``/`` written ``\\/`` (as PHP's ``json_encode`` does), or both: the
+same JSON strings, which a decoder that repairs something else may decode differently."""
+LENIENT_JSON = ("trailing-comma", "bare-keys", "single-quotes", "python")
+"""The syntaxes lenient decoders (JSON5, repair libraries, ``ast.literal_eval``) read and
+JSON does not: a trailing comma, bare keys, single-quoted strings, a Python literal."""
+
+
+def written_json(value: Any, how: str = "spaced", *, escapes: str = "as-is",
+                 indent: int = 2) -> str:
+    """``value`` written ``how``: valid JSON, ``compact`` (``{"a":1}``, no spaces),
+    ``spaced`` (JSON's default spacing, ``{"a": 1}``) or ``indented`` (``indent`` spaces
+    a level), or an object in one of the :data:`LENIENT_JSON` syntaxes; its strings
+    escaped as :data:`ESCAPES` says (a Python literal has its own escapes and no
+    ``\\/``)."""
+    ascii_only = "ascii" in escapes
+    if how == "python":
+        return repr(value)
+
+    def dumps(v: Any, **kw: Any) -> str:
+        return json.dumps(v, ensure_ascii=ascii_only, **kw)
+
+    if how == "compact":
+        text = dumps(value, separators=(",", ":"))
+    elif how == "spaced":
+        text = dumps(value)
+    elif how == "indented":
+        text = dumps(value, indent=indent)
+    elif how == "trailing-comma":
+        text = dumps(value)
+        text = text[:-1] + "," + text[-1]
+    elif how == "bare-keys":
+        text = "{" + ", ".join(f"{k}: {dumps(v)}" for k, v in value.items()) + "}"
+    elif how == "single-quotes":  # JSON5 strings: ' delimits, an inner ' is escaped
+        def single(v: Any) -> str:
+            if not isinstance(v, str):
+                return dumps(v)
+            return "'" + dumps(v)[1:-1].replace('\\"', '"').replace("'", "\\'") + "'"
+        text = "{" + ", ".join(f"{single(k)}: {single(v)}" for k, v in value.items()) + "}"
+    else:
+        raise ValueError(f"unknown way of writing JSON {how!r}")
+    # outside strings JSON has no '/', so every one is inside a string
+    return text.replace("/", "\\/") if "solidus" in escapes else text
+
+
+def with_json(text: str, start: int, end: int, value: Any, how: str = "spaced", *,
+              escapes: str = "as-is", indent: int = 2) -> str:
+    """``text`` with its ``[start:end]`` replaced by ``value`` written ``how`` (see
+    :func:`written_json`): the one way operators splice JSON into a completion."""
+    return text[:start] + written_json(value, how, escapes=escapes, indent=indent) + text[end:]

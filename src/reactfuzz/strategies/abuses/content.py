@@ -20,9 +20,7 @@ combinations a small one does not.
 
 from __future__ import annotations
 
-import json
 from functools import lru_cache
-from typing import Any
 
 from hypothesis import assume
 from hypothesis import strategies as st
@@ -34,7 +32,16 @@ from ...render import render, representable
 from ..catalogue import Context, Writing, register_abuse
 from ..text import all_labels
 from ..values import REAL_TEXT, real_text, validates
-from ._parts import PROBE, args_object, free_call, render_with
+from ._parts import (
+    ESCAPES,
+    LENIENT_JSON,
+    PROBE,
+    args_object,
+    free_call,
+    render_with,
+    with_json,
+    written_json,
+)
 
 
 @register_abuse(
@@ -57,7 +64,7 @@ def _real_text(ctx: Context) -> Writing:
     family = ctx.fmt.family
     if family.json_arguments and not value.isascii() and ctx.draw(st.booleans()):
         # `\u00e9` instead of `é`: the same JSON string, as ASCII-only encoders write it
-        text = render_with(ctx, base, name, json.dumps(value))
+        text = render_with(ctx, base, name, written_json(value, escapes="ascii"))
     else:
         text = render_with(ctx, base, name, family.written_value(value))
     return Writing(intent, text)
@@ -119,42 +126,6 @@ def mixed_text(fmt: Format) -> st.SearchStrategy[str]:
     return st.lists(piece, min_size=2, max_size=4).map(" ".join)
 
 
-ESCAPES = ("as-is", "ascii", "solidus", "ascii+solidus")
-"""How JSON strings are escaped: as ``json.dumps(ensure_ascii=False)`` writes them, with
-``\\u`` escapes for what is not ASCII (``ensure_ascii=True``, surrogate pairs beyond
-the BMP), with ``/`` written ``\\/`` (as PHP's ``json_encode`` does), or both: the
-same JSON strings, which a decoder that repairs something else may decode differently."""
-
-
-def _written_object(obj: dict[str, Any], how: str, escapes: str = "as-is") -> str:
-    """The arguments object written ``how``: valid JSON (``compact``, ``indented``) or a
-    syntax lenient decoders accept (``trailing-comma``, ``bare-keys``, ``single-quotes``,
-    ``python``), its strings escaped as :data:`ESCAPES` says."""
-    ascii_only = "ascii" in escapes
-    if how == "python":  # a Python literal has no `\\/` and its own escapes
-        return repr(obj)
-
-    def value(v: Any) -> str:
-        return json.dumps(v, ensure_ascii=ascii_only)
-
-    if how == "indented":
-        text = json.dumps(obj, indent=2, ensure_ascii=ascii_only)
-    elif how == "trailing-comma":
-        text = value(obj)[:-1] + ",}"
-    elif how == "bare-keys":
-        text = "{" + ", ".join(f"{k}: {value(v)}" for k, v in obj.items()) + "}"
-    elif how == "single-quotes":  # JSON5 strings: ' delimits, an inner ' is escaped
-        def single(v: Any) -> str:
-            if not isinstance(v, str):
-                return value(v)
-            return "'" + value(v)[1:-1].replace('\\"', '"').replace("'", "\\'") + "'"
-        text = "{" + ", ".join(f"{single(k)}: {single(v)}" for k, v in obj.items()) + "}"
-    else:
-        text = value(obj)
-    # outside strings JSON has no '/', so every one is inside a string
-    return text.replace("/", "\\/") if "solidus" in escapes else text
-
-
 @register_abuse(
     "content.mixed-text", family="content",
     description="a free-text argument, or a final answer, mixing real text with the "
@@ -178,7 +149,7 @@ def _mixed_text(ctx: Context) -> Writing:
         base, name = free_call(ctx)
         intent = _with_value(ctx, base, name, value)
         return Writing(intent, render_with(ctx, base, name, family.written_value(value)))
-    return _rewritten(ctx, value, ["compact", "indented"])
+    return _rewritten(ctx, value, ["spaced", "indented"])
 
 
 @register_abuse(
@@ -194,7 +165,7 @@ def _mixed_text(ctx: Context) -> Writing:
 )
 def _lenient_json(ctx: Context) -> Writing:
     value = ctx.draw(st.one_of(real_text(), mixed_text(ctx.fmt)))
-    return _rewritten(ctx, value, ["trailing-comma", "bare-keys", "single-quotes", "python"],
+    return _rewritten(ctx, value, list(LENIENT_JSON),
                       Expectation(frozenset({"unparseable", "malformed-arg"})))
 
 
@@ -209,14 +180,13 @@ def _with_value(ctx: Context, base: Call, name: str, value: str) -> Call:
 
 def _rewritten(ctx: Context, value: str, ways: list[str],
                expect: Expectation | None = None) -> Writing:
-    """A call carrying ``value`` whose arguments object is written one of ``ways``, its
-    strings escaped one of :data:`ESCAPES`; the text around it stays as the format writes
-    it."""
+    """A call carrying ``value`` whose arguments object is written one of ``ways`` (see
+    :func:`~._parts.written_json`), its strings escaped one of :data:`ESCAPES`; the text
+    around it stays as the format writes it."""
     base, name = free_call(ctx)
     intent = _with_value(ctx, base, name, value)
     how = ctx.draw(st.sampled_from(ways))
     escapes = ctx.draw(st.sampled_from(ESCAPES))
     text = ctx.render(intent)
     start, end, obj = args_object(text, intent)
-    written = text[:start] + _written_object(obj, how, escapes) + text[end:]
-    return Writing(intent, written, expect)
+    return Writing(intent, with_json(text, start, end, obj, how, escapes=escapes), expect)

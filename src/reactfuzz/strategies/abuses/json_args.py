@@ -20,7 +20,7 @@ from ...oracle import Expectation
 from ...render import render
 from ..catalogue import ANY_REFUSAL, Context, Writing, register_abuse, single_arg_ok
 from ..values import validates
-from ._parts import PROBE, args_object, free_call, outer_value, with_json
+from ._parts import PROBE, args_object, free_call, outer_value, with_json, written_json
 
 
 def _blob(ctx: Context, call: Call) -> tuple[str, int, int, dict[str, Any]]:
@@ -52,8 +52,7 @@ def _nested(ctx: Context) -> Writing:
     else:
         first = next(iter(obj))
         new = {**obj, first: {first: obj[first]}}
-    nested = json.dumps(new, ensure_ascii=False)
-    return Writing(base, text[:start] + nested + text[end:], Expectation(
+    return Writing(base, with_json(text, start, end, new), Expectation(
         frozenset({"malformed-arg", "missing-arg", "extra-arg", "unparseable"}),
         allow_intended=False, note="the arguments are nested one level too deep"))
 
@@ -71,8 +70,8 @@ def _comment(ctx: Context) -> Writing:
     base = ctx.call(lambda t: bool(t.required_names), optional=False)
     text, start, end, obj = _blob(ctx, base)
     style = ctx.draw(st.sampled_from(["//", "/*", "#"]))
-    note = json.dumps(obj)
-    body = json.dumps(obj, ensure_ascii=False)
+    note = written_json(obj, escapes="ascii")
+    body = written_json(obj)
     comment = f"/* was {note} */" if style == "/*" else f"{style} was {note}\n"
     blob = "{" + comment + body[1:] if ctx.draw(st.booleans()) else body[:-1] + comment + "}"
     return Writing(base, text[:start] + blob + text[end:], Expectation(ANY_REFUSAL))
@@ -175,7 +174,7 @@ def _call_shape(ctx: Context) -> Writing:
     other = ctx.draw(st.sampled_from([k for k in _OTHER_ARGS_KEYS if k != keys[1]]))
     extra = ctx.draw(st.sampled_from([("id", "call_1"), ("type", "function")]))
     value = drifted(json.loads(text[start:end]), shape, *keys, other=other, extra=extra)
-    text = with_json(text, start, end, value, compact=ctx.draw(st.booleans()))
+    text = with_json(text, start, end, value, "compact" if ctx.draw(st.booleans()) else "spaced")
     return Writing(base, text, Expectation(ANY_REFUSAL))
 
 
@@ -194,13 +193,13 @@ def _call_shape(ctx: Context) -> Writing:
 def _scalar_args(ctx: Context) -> Writing:
     base, name = free_call(ctx, lambda t: len(t.required_names) == 1, optional=False)
     how = ctx.draw(st.sampled_from(["string", "list", "number", "bool"]))
-    value, written = {
-        "string": (base.kwargs()[name], json.dumps(base.kwargs()[name], ensure_ascii=False)),
-        "list": (base.kwargs()[name], json.dumps([base.kwargs()[name]], ensure_ascii=False)),
-        "number": ("42", "42"),
-        "bool": ("true", "true"),
+    value, written = {  # the argument's value, and the JSON value the model writes
+        "string": (base.kwargs()[name], base.kwargs()[name]),
+        "list": (base.kwargs()[name], [base.kwargs()[name]]),
+        "number": ("42", 42),
+        "bool": ("true", True),
     }[how]
     intent = Call.named(base.tool, **{name: value})
     assume(validates(ctx.registry, intent))
     text, start, end, _ = _blob(ctx, intent)
-    return Writing(intent, text[:start] + written + text[end:], Expectation(ANY_REFUSAL))
+    return Writing(intent, with_json(text, start, end, written), Expectation(ANY_REFUSAL))

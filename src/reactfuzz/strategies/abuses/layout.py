@@ -21,7 +21,7 @@ from ...grammars import grammar_parse
 from ...model import FinalAnswer, Intent
 from ...render import render, representable
 from ..catalogue import Context, Writing, register_abuse, writes_label
-from ._parts import PROBE, outer_value
+from ._parts import PROBE, outer_value, with_json
 
 
 @lru_cache(maxsize=64)
@@ -60,14 +60,11 @@ def _pretty_action(ctx: Context) -> Writing:
     assume(where is not None)
     assert where is not None
     start, end = where
-    value = json.loads(text[start:end])
     how = ctx.draw(st.sampled_from(["indent-2", "indent-4", "next-line"]))
     if how == "next-line":
-        written = "\n" + text[start:end]
-        start = len(text[:start].rstrip(" "))
-    else:
-        written = json.dumps(value, indent=int(how[-1]), ensure_ascii=False)
-    return Writing(base, text[:start] + written + text[end:])
+        return Writing(base, text[:start].rstrip(" ") + "\n" + text[start:])
+    value = json.loads(text[start:end])
+    return Writing(base, with_json(text, start, end, value, "indented", indent=int(how[-1])))
 
 
 _MOVES = ("no-thought", "value-on-next-line", "blank-line-before")

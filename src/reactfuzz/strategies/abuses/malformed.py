@@ -21,7 +21,7 @@ from ..catalogue import (
     typed_params,
 )
 from ..values import argument_values, validates
-from ._parts import args_object
+from ._parts import args_object, with_json
 
 
 @register_abuse(
@@ -146,18 +146,9 @@ def _trailing_text(ctx: Context) -> Writing:
 def _invalid_json(ctx: Context) -> Writing:
     intent = ctx.call(lambda t: bool(t.required_names), optional=False)
     text = ctx.render(intent)
-    how = ctx.draw(st.sampled_from(["single-quotes", "trailing-comma", "bare-key", "python"]))
+    how = ctx.draw(st.sampled_from(["single-quotes", "trailing-comma", "bare-keys", "python"]))
     # only the arguments object: the text around it (a tag, a wrapper object, the rest of
     # a template) stays as the format writes it
-    start, end, _ = args_object(text, intent)
-    blob = text[start:end]
-    if how == "single-quotes":
-        blob = blob.replace('"', "'")
-    elif how == "trailing-comma":
-        blob = blob[:-1] + ", }"
-    elif how == "bare-key":
-        blob = re.sub(r'"(\w+)":', r"\1:", blob, count=1)
-    else:
-        blob = blob.replace("true", "True").replace("null", "None").replace('"', "'")
-    return Writing(intent, text[:start] + blob + text[end:],
+    start, end, obj = args_object(text, intent)
+    return Writing(intent, with_json(text, start, end, obj, how),
                    Expectation(frozenset({"unparseable", "malformed-arg"})))

@@ -8,8 +8,6 @@ line, the argument's written form), never from a hard-coded label.
 
 from __future__ import annotations
 
-import json
-
 from hypothesis import assume
 from hypothesis import strategies as st
 
@@ -24,7 +22,7 @@ from ..catalogue import (
     writes_label,
 )
 from ..values import validates
-from ._parts import args_object, free_call, render_with
+from ._parts import args_object, free_call, render_with, with_json
 
 _WRAPS = (("**", "**"), ("`", "`"), ("__", "__"), ("*", "*"))
 """Markdown emphasis and code spans, as (opening, closing)."""
@@ -134,8 +132,7 @@ def _multiline(ctx: Context) -> Writing:
         text = ctx.render(base)
         start, end, blob = args_object(text, base)
         indent = ctx.draw(st.sampled_from([2, 4]))
-        pretty = json.dumps(blob, indent=indent, ensure_ascii=False)
-        return Writing(base, text[:start] + pretty + text[end:])
+        return Writing(base, with_json(text, start, end, blob, "indented", indent=indent))
     base, name = free_call(ctx)
     lines = ctx.draw(st.sampled_from([["a", "b"], ["first line", "second", "third"]]))
     intent = Call.named(base.tool, **(base.kwargs() | {name: "\n".join(lines)}))

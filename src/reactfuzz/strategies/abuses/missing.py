@@ -101,5 +101,5 @@ def _close_tag(ctx: Context) -> Writing:
     if ctx.draw(st.booleans()):  # `{"name":"search",...}`: spacing a fallback may not read
         where = outer_value(cut, base)  # the whole call object, else the arguments
         start, end = where if where is not None else args_object(cut, base)[:2]
-        cut = with_json(cut, start, end, json.loads(cut[start:end]), compact=True)
+        cut = with_json(cut, start, end, json.loads(cut[start:end]), "compact")
     return Writing(base, cut, Expectation(ANY_REFUSAL))

@@ -18,7 +18,7 @@ from functools import lru_cache
 from hypothesis import assume
 from hypothesis import strategies as st
 
-from ...formats import Format
+from ...formats import Format, label_pattern
 from ...limits import TIME_RUN
 from ...model import Call, FinalAnswer, Intent
 from ...oracle import Expectation
@@ -258,7 +258,7 @@ def _label_gap_run(ctx: Context) -> Writing:
     text = ctx.render(intent)
     words = [w for w in ctx.fmt.label_words() if (" " in w) == (where == "between-words")]
     found = [m for w in words
-             for m in [re.search(rf"(?m)^{re.escape(w)}(?: ?\d+)?:", text)] if m is not None]
+             for m in [re.search(label_pattern([w], line_start=True), text)] if m is not None]
     assume(found)
     m = ctx.draw(st.sampled_from(found))
     if where == "before-colon":

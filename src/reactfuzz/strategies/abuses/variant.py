@@ -13,6 +13,7 @@ from collections.abc import Callable
 from hypothesis import assume
 from hypothesis import strategies as st
 
+from ...formats import label_pattern
 from ...model import FinalAnswer, Intent
 from ...oracle import Expectation
 from ..catalogue import (
@@ -33,8 +34,7 @@ def _intent(ctx: Context) -> Intent:
 
 def _roles_in(ctx: Context, text: str) -> list[str]:
     """The label roles written at a line start of ``text``."""
-    return [r for r, w in ctx.fmt.labels.all().items()
-            if re.search(rf"(?m)^{re.escape(w)}(?: ?\d+)?:", text)]
+    return [r for r in ctx.fmt.labels.all() if ctx.fmt.line_start_re(r).search(text)]
 
 
 def _vary(ctx: Context, text: str, new: Callable[[re.Match[str]], str]) -> str:
@@ -43,7 +43,7 @@ def _vary(ctx: Context, text: str, new: Callable[[re.Match[str]], str]) -> str:
     assume(roles)
     role = ctx.draw(st.sampled_from(roles))
     word = ctx.fmt.labels.all()[role]
-    pat = re.compile(rf"(?m)^(?P<word>{re.escape(word)})(?P<num>(?: ?\d+)?):(?P<sp> ?)")
+    pat = re.compile(label_pattern([word], line_start=True, capture=True) + "(?P<sp> ?)")
     hits = list(pat.finditer(text))
     where = ctx.draw(st.sampled_from(["first", "last", "every"]))
     chosen = hits if where == "every" else [hits[0] if where == "first" else hits[-1]]
