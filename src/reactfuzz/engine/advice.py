@@ -60,10 +60,10 @@ from ..fixes import (
     WHOLE_TEXT,
 )
 from ..formats import get_format
+from .checks import CHECKS
 from .corpus import Finding, SiteSpec
 
 __all__ = [
-    "CHECK_ADVICE",
     "FAMILY_ADVICE",
     "GENERIC",
     "OPERATOR_ADVICE",
@@ -249,25 +249,6 @@ OPERATOR_ADVICE: Final[dict[str, _Fix]] = {
 
 # ---------------------------------------------------------------------------- checks
 
-CHECK_ADVICE: Final[dict[str, str]] = {
-    "no-unvalidated-call": SCHEMA,
-    "no-crash": ("Return a refusal (an invalid Step or an error message for the model)"
-                 " instead of raising, and validate arguments against the schema before the"
-                 " call so a bad value never reaches `fn(*args)`."),
-    "bounded-time": LINEAR,
-    "no-fabricated-observation": STOP,
-    "right-rejection": ("Name the refusal by what is wrong (missing-arg, extra-arg,"
-                        " malformed-arg, unknown-tool, ambiguous): the schema's validation"
-                        " error says which."),
-    "clean-rejection": ("Say in the refusal what is wrong and what would be accepted (the"
-                        " field, the expected form), so the model can correct itself on the"
-                        " next turn."),
-    "roundtrip": OPERATOR_ADVICE["clean.render"].wrong,
-    "stream-invariance": ("Parse only the whole completion once the stream ends, or buffer"
-                          " until a complete line, so a chunk boundary never changes the"
-                          " reading."),
-}
-"""Checks whose fix does not depend on the abuse operator."""
 
 # the checks whose fix is the operator's: which direction each failure kind erred in
 _ACTED: Final = {"wrong-call", "hijacked-answer", "disagrees:laxer", "disagrees:other-kind",
@@ -331,8 +312,9 @@ def advice_source(check: str, failure: str, abuse: str, cause: str = "design",
     pair = _PAIR_ADVICE.get((abuse, check))
     if pair is not None:
         return "pair", pair
-    if check in CHECK_ADVICE:
-        return "check", CHECK_ADVICE[check]
+    registered = CHECKS.get(check)
+    if registered is not None and registered.advice:
+        return "check", registered.advice
     fix = OPERATOR_ADVICE.get(abuse)
     if fix is not None:
         if failure in _REFUSED:
