@@ -27,6 +27,7 @@ from typing import Any
 from hypothesis import assume
 from hypothesis import strategies as st
 
+from ...fixes import IN_PLACE, LENIENT, STRICT_JSON, WHOLE_TEXT, Advice
 from ...formats import Format
 from ...model import Call, FinalAnswer, Intent
 from ...oracle import Expectation
@@ -47,6 +48,7 @@ from ._parts import PROBE, args_object, free_call, render_with
     expects="the intended call, with the text exactly as meant",
     breaks_none_because="the classic regexes keep every character of an argument as "
     "written; the operator catches decoders that rewrite the text before reading it",
+    advice=Advice(WHOLE_TEXT),
 )
 def _real_text(ctx: Context) -> Writing:
     base, name = free_call(ctx)
@@ -80,6 +82,11 @@ YAML's booleans, a number with a leading zero, an exponent, a hex or underscore 
     expects="the intended call, with the text exactly as meant",
     breaks_none_because="the classic regexes keep every argument as the text written; the "
     "operator catches readers that type values by their look",
+    advice=Advice(
+        "Type each value by the tool's schema, not by its look: a string parameter keeps `null`,"
+        " `None`, `true` or `007` as text.",
+        "Type each value by the tool's schema, not by its look: text that reads as null or a"
+        " number is still a valid string."),
 )
 def _typed_lookalike(ctx: Context) -> Writing:
     base, name = free_call(ctx)
@@ -164,6 +171,7 @@ def _written_object(obj: dict[str, Any], how: str, escapes: str = "as-is") -> st
     "pretty-printed object, misreads only some combinations of piece and layout",
     expects="the intended call, or the intended answer, exactly",
     breaks=("classic-bracket", "classic-action-input", "classic-unanchored"),
+    advice=Advice(IN_PLACE),
 )
 def _mixed_text(ctx: Context) -> Writing:
     value = ctx.draw(mixed_text(ctx.fmt))
@@ -190,6 +198,7 @@ def _mixed_text(ctx: Context) -> Writing:
     expects="the intended call, or refused (unparseable / malformed-arg)",
     applies=lambda f: f.family.json_arguments,
     breaks_none_because="no classic regex design reads JSON arguments",
+    advice=Advice(LENIENT, STRICT_JSON),
 )
 def _lenient_json(ctx: Context) -> Writing:
     value = ctx.draw(st.one_of(real_text(), mixed_text(ctx.fmt)))
