@@ -39,16 +39,14 @@ from ..fixes import (
     LINES,
     PROTOCOL,
     QUOTE,
-    STRICT_JSON,
     WHOLE_TEXT,
 )
-from ..formats import get_format
+from ..formats import FAMILIES, get_format
 from ..strategies import ABUSES
 from .checks import CHECKS
 from .corpus import Finding, SiteSpec
 
 __all__ = [
-    "FAMILY_ADVICE",
     "GENERIC",
     "advice",
     "advice_for",
@@ -60,21 +58,6 @@ __all__ = [
 _ACTED: Final = {"wrong-call", "hijacked-answer", "disagrees:laxer", "disagrees:other-kind",
                  "disagrees:other-tool", "disagrees:other-arguments", "disagrees:other-answer"}
 _REFUSED: Final = {"silent-drop", "disagrees:stricter"}
-
-FAMILY_ADVICE: Final[dict[str, str]] = {
-    "bracket": QUOTE,
-    "paper": ANCHOR,
-    "action_input": ANCHOR,
-    "json_args": JSON_FIELD,
-    "action_input_json": JSON_FIELD,
-    "json_blob": JSON_FIELD,
-    "bare_json": STRICT_JSON,
-    "tag": ("Read only the first complete tag after the thought, decode its body with"
-            " `json.loads`, and refuse tags inside a think block or prose."),
-    "sections": ("Split on section markers only at a line start and refuse a field given"
-                 " twice instead of keeping one copy."),
-}
-"""A format family's usual fix, for a user's own checks and operators."""
 
 
 def _acts_only(check: str) -> bool:
@@ -103,8 +86,9 @@ def advice_source(check: str, failure: str, abuse: str, cause: str = "design",
             return "operator", fix.drop
         if failure in _ACTED or _acts_only(check):
             return "operator", fix.family.get(family, fix.wrong)
-    if family in FAMILY_ADVICE:
-        return "family", FAMILY_ADVICE[family]
+    registered_family = FAMILIES.get(family)
+    if registered_family is not None and registered_family.advice:
+        return "family", registered_family.advice
     return "generic", GENERIC
 
 
