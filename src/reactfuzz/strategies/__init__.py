@@ -18,6 +18,7 @@ Public factories take keyword-only options; the abuse operators are registered b
 
 from __future__ import annotations
 
+from ..registry import import_modules
 from .abuses.fabricated import NO_STOP as NO_STOP
 from .catalogue import ABUSES, Abuse, Advice, Sizes, Writing, abuse_ids, register_abuse
 from .catalogue import ANY_REFUSAL as ANY_REFUSAL
@@ -31,6 +32,9 @@ from .text import ODD_LINE_BREAKS as ODD_LINE_BREAKS
 from .text import WORDS as WORDS
 from .transcripts import transcripts
 from .values import argument_values, intents, valid_calls
+
+# an operator module added to abuses/ and not yet in its import list registers after them
+import_modules(f"{__name__}.abuses")
 
 __all__ = [
     "ABUSES",
