@@ -318,8 +318,6 @@ def _hardened_bracket(fmt: Format) -> Parser:
     return HardenedBracketParser(fmt)
 
 
-# the classic parsers of the JSON, tag, section, XML and pythonic families register themselves
-from . import classic_json, classic_pythonic, classic_xml  # noqa: E402, F401
-
-# and so does a classic parser module added here (a new family's), after them
+# the classic parsers of the other families register themselves, a module each, in name
+# order (classic_json, classic_pythonic, classic_xml, and any module a new family adds)
 import_modules(__name__)
