@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 from .dispatch import Crashed, Dispatcher, Outcome, bind_typed, get_dispatcher
 from .errors import ReactfuzzError
-from .formats import Format, get_format
+from .formats import FAMILIES, Format, get_format
 from .grammars import grammar_parse
 from .model import Call, Intent, Step
 from .oracle import STRICT, Policy, Verdict, judge, oracle
@@ -172,21 +172,11 @@ BUILTIN_DESIGNS: dict[str, Design] = {
     ]
 }
 
-# The newer families: each format's classic parser (its family's usual mistake, the
-# tool called as ``tool(**args)``) and its grammar with schema validation.
-_FAMILY_DESIGNS: tuple[tuple[str, str], ...] = (
-    ("action-input-json", "'Final Answer:' anywhere wins, the input greedy to the end"),
-    ("json-blob", "JSON sliced from the first '{' to the last '}' of the text"),
-    ("json-blob-fenced", "the first code fence anywhere is the action"),
-    ("tool-call", "the first <tool_call> tag anywhere runs, think block and prose too"),
-    ("function-tag", "one-line <function=...> regex anywhere; no match: the text answers"),
-    ("dspy-react", "split on [[ ## field ## ]] anywhere, the first copy of a field wins"),
-    ("json-bare", "json.loads of the whole text, else the text is the answer"),
-    ("xml-invoke", "lazy <invoke name=...> regex anywhere, values stripped"),
-    ("xml-function", "lazy <function=...> regex anywhere, values stripped"),
-    ("xml-tags", "the first <tag>...</tag> pair anywhere is the call"),
-    ("pythonic", "[tool(...)] regex anywhere, arguments split on commas"),
-)
+# The newer families: each format whose family declares its classic parser (the family's
+# usual mistake, the tool called as ``tool(**args)``), then each one's grammar with schema
+# validation.
+_FAMILY_DESIGNS: tuple[tuple[str, str], ...] = tuple(
+    (fmt, mistake) for family in FAMILIES.values() for fmt, mistake in family.classic.items())
 for _fmt, _mistake in _FAMILY_DESIGNS:
     BUILTIN_DESIGNS[f"classic-{_fmt}"] = Design(
         f"classic-{_fmt}", _fmt, f"classic-{_fmt}", "positional", f"{_mistake}; tool(**args)")

@@ -79,6 +79,24 @@ def _abuse_catalogue() -> str:
     return "\n".join(rows)
 
 
+def _checks_listing() -> str:
+    from .cli.listing import checks_listing
+
+    return f"```console\n$ reactfuzz checks\n{checks_listing()}\n```"
+
+
+def _check_table() -> str:
+    from .checks import CHECKS
+
+    rows = ["| check | failure kinds (severity) | per scenario in exploration | fix of its own |",
+            "|---|---|---|---|"]
+    for c in CHECKS.values():
+        kinds = ", ".join(f"`{k}` ({c.severity_of(k)})" for k in c.kinds)
+        fix = "yes" if c.advice else "no: the operator's"
+        rows.append(f"| `{c.id}` | {kinds} | {'yes' if c.fast else 'no'} | {fix} |")
+    return "\n".join(rows)
+
+
 class _PinnedHelpFormatter(argparse.HelpFormatter):
     """argparse's help layout as of Python 3.10-3.12, whatever Python renders the docs.
 
@@ -131,7 +149,9 @@ _COMMANDS = ("demo", "formats", "parsers", "parse", "conform", "fuzz", "loop", "
 BLOCKS: dict[str, dict[str, Callable[[], str]]] = {
     "docs/concepts.md": {"decision-table": _decision_table, "verdicts": _verdicts},
     "docs/abuses.md": {"catalogue": _abuse_catalogue},
-    "docs/cli.md": {f"help-{c}": _command_help(c) for c in _COMMANDS},
+    "docs/cli.md": {"checks-list": _checks_listing,
+                    **{f"help-{c}": _command_help(c) for c in _COMMANDS}},
+    "docs/custom-checks.md": {"check-table": _check_table},
 }
 
 

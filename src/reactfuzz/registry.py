@@ -8,12 +8,15 @@ unknown-name error lists the names it does know. The CLI reads its choices from 
 
 from __future__ import annotations
 
+import importlib
+import pkgutil
+import sys
 from collections.abc import Callable, Iterator, Mapping
 from typing import Generic, TypeVar
 
 from .errors import UsageError
 
-__all__ = ["Registry"]
+__all__ = ["Registry", "import_modules"]
 
 T = TypeVar("T")
 F = TypeVar("F")
@@ -72,3 +75,14 @@ class Registry(Mapping[str, T], Generic[T]):
 
     def __repr__(self) -> str:
         return f"Registry({self.kind!r}, {self.names()!r})"
+
+
+def import_modules(package: str) -> None:
+    """Import every public module of the (imported) ``package``: a module added to a
+    package of built-ins (abuse operators, format families, classic parsers) registers what
+    it holds with no list to edit. Modules the package imported already keep their place
+    (their import order is the registration order); the others follow in name order."""
+    path = sys.modules[package].__path__
+    for name in sorted(m.name for m in pkgutil.iter_modules(path)):
+        if not name.startswith("_"):
+            importlib.import_module(f"{package}.{name}")

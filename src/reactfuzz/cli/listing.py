@@ -128,10 +128,14 @@ def _cmd_abuses(args: argparse.Namespace) -> int:
     return 0
 
 
-def _cmd_checks(args: argparse.Namespace) -> int:
+def checks_listing() -> str:
+    """What ``reactfuzz checks`` prints: every registered check's id and description."""
     from ..checks import CHECKS
 
     w = max(len(c) for c in CHECKS)
-    for c in CHECKS.values():
-        print(f"{c.id:<{w}}  {c.description}")
+    return "\n".join(f"{c.id:<{w}}  {c.description}" for c in CHECKS.values())
+
+
+def _cmd_checks(args: argparse.Namespace) -> int:
+    print(checks_listing())
     return 0

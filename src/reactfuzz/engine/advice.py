@@ -2,23 +2,25 @@
 
 A finding says what went wrong; the advice says what to change, in one or two
 sentences, derived only from what the finding already holds: the check, the failure
-kind, the abuse operator, the cause (design or protocol) and the format's family. It is
-looked up here, in one place, for every report (console, Markdown, HTML, JUnit, JSON and
-what builds on them):
+kind, the abuse operator, the cause (design or protocol) and the format's family. The
+texts are declared where each of those is registered (``register_abuse(...,
+advice=Advice(...))``, ``check(..., advice=...)``, ``Family.advice``; the mechanisms they
+share are named in :mod:`reactfuzz.fixes`); this module chooses among them, in one place,
+for every report (console, Markdown, HTML, JUnit, JSON and what builds on them):
 
-1. a pair table (operator, check) for the few pairs whose fix is neither the check's
-   nor the operator's alone;
+1. the operator's advice for this check (``Advice.checks``), for the few pairs whose fix
+   is neither the check's nor the operator's alone;
 2. the check's own advice, for checks whose fix does not depend on how the text was
    abused (a crash, a slow parse, a refusal without a reason, ...);
 3. the operator's advice, in the direction the design erred: it *acted* on a misreading
    (a wrong call, a hijacked answer, a laxer reading than the grammar's) or it *refused*
    a text the format carries (a silent drop, a stricter reading); an operator may give a
    family its own wording (a delimiter is a comma in brackets, a quote in JSON);
-4. for a user's own checks and operators, the format family's usual fix, then
-   :data:`GENERIC`.
+4. for checks and operators that declare none (a user's own), the format family's usual
+   fix, then :data:`~reactfuzz.fixes.GENERIC`.
 
-A protocol note (the format cannot carry the intent) gets the format's fix instead:
-quote, or move to JSON arguments.
+A protocol note (the format cannot carry the intent) gets the operator's protocol advice,
+else the format's fix: quote, or move to JSON arguments.
 """
 
 from __future__ import annotations
@@ -27,375 +29,66 @@ import re
 from functools import lru_cache
 from typing import Final, NamedTuple
 
-from ..formats import get_format
+from ..fixes import (
+    ACTION_ANYWHERE,
+    ANCHOR,
+    ANSWER_TEXT,
+    GENERIC,
+    JSON_FIELD,
+    LENIENT,
+    LINES,
+    PROTOCOL,
+    QUOTE,
+    WHOLE_TEXT,
+)
+from ..formats import FAMILIES, get_format
+from ..strategies import ABUSES
+from .checks import CHECKS
 from .corpus import Finding, SiteSpec
 
 __all__ = [
-    "CHECK_ADVICE",
-    "FAMILY_ADVICE",
     "GENERIC",
-    "OPERATOR_ADVICE",
     "advice",
     "advice_for",
     "advice_source",
     "code_advice",
 ]
 
-# ---------------------------------------------------------------------------- mechanisms
-# The fixes, named once; the tables below point at them.
-
-ANCHOR: Final = ("Match labels only at the start of a line (`^Action:` with `re.MULTILINE`)"
-                 " and never with `\"Answer:\" in text`, so a label quoted in a thought, an"
-                 " argument or an answer stays text.")
-ONE_STEP: Final = ("Refuse a completion holding two actions, or an action and an answer, and"
-                   " ask the model again instead of running whichever matched first.")
-NO_TRAILING: Final = ("Refuse text after the action on its line (end the pattern with"
-                      " `\\s*$` and use a non-greedy argument group), so a chatty or"
-                      " half-written action never runs.")
-QUOTE: Final = ("Never split the argument text on commas: have the model write text"
-                " arguments as JSON strings (`search[\"Paris, France\"]`) or use a"
-                " JSON-arguments format, and decode them with `json.loads`.")
-SCHEMA: Final = ("Validate the arguments against the tool's schema (a pydantic model or"
-                 " `jsonschema`) before the call, and send the validation error back to the"
-                 " model instead of running the tool.")
-BIND: Final = ("Bind the arguments by name and validate them against the tool's schema"
-               " instead of calling `fn(*args)`: a missing or surplus value is then a"
-               " refusal, not a shifted argument or a `TypeError`.")
-STOP: Final = ("Send the format's stop list to the provider (`stop=[\"Observation:\"]`) and"
-               " cut the completion at the first line that starts with the observation label"
-               " before acting on it or keeping it in the transcript.")
-LINES: Final = ("Match labels only at the start of a line split on `\\n` alone (`^Answer:` with"
-                " `re.MULTILINE`, not `in text` or `str.splitlines()`), so a label after `\\r`,"
-                " `\\u2028` or `\\x85` stays inside its line.")
-CRLF: Final = ("Normalise `\\r\\n` to `\\n` before parsing (or allow `\\r?$`), so a"
-               " completion with Windows line endings reads as the same action.")
-JSON_FIELD: Final = ("Read the arguments object with `json.loads` on the argument field"
-                     " itself, not on a slice from the first `{` to the last `}` of the"
-                     " text, and refuse what does not decode.")
-STRICT_JSON: Final = ("Decode the arguments with a strict `json.loads` (no JSON5, no quote"
-                      " swapping, no comment stripping) and refuse what does not decode,"
-                      " instead of guessing a call.")
-LAST_KEY: Final = ("Read a repeated argument name as JSON does (the last value wins) or"
-                   " refuse it; never keep the first copy.")
-NAMES: Final = ("Look tool names up exactly in the registry and refuse an unknown name"
-                " with the list of tools (no case folding, prefix stripping or closest"
-                " match, and no `tools[name]` KeyError).")
-UNWRAP: Final = ("Bind the top-level keys of the arguments object to the tool's parameters"
-                 " and refuse a nested wrapper (`{\"args\": {...}}`) through schema"
-                 " validation instead of unwrapping it.")
-STRIP_MARKUP: Final = ("Accept the action with markdown around it (strip `**`, backticks and"
-                       " code fences around the label and the name) or refuse it with a"
-                       " reason; never run a name or value with the markup kept.")
-CASE: Final = ("Match labels in one case and refuse the others with a reason, or accept"
-               " every case consistently for every label; a case-insensitive `in` test"
-               " for the answer label alone finds it inside thoughts.")
-SPACING: Final = ("Allow optional spaces around the label's colon (`^Action\\s*:\\s*`) in"
-                  " one place for every label, and refuse anything else with a reason.")
-WHOLE_TEXT: Final = ("Take a free-text argument exactly as written: no quote swapping, no"
-                     " `.strip('\"')`, no unescaping the format does not define.")
-LINEAR: Final = ("Remove nested or overlapping quantifiers (`(\\s*\\w*\\s*)*`, `\\s*$` after"
-                 " `.*`), or parse with a grammar, and run user-facing regexes with a"
-                 " timeout (`regex` module `timeout=`).")
-CALL_SHAPE: Final = ("Decode the call object once and check its shape: read the shapes"
-                     " you document and refuse any other with a message the model can act"
-                     " on; never drop a call without a word, show it as the answer, or index"
-                     " into a value that is not an object.")
-MULTILINE_ARG: Final = ("Read the action's value up to the next label line (DOTALL, or a"
-                        " JSON decoder on the whole field), so an argument spread over"
-                        " several lines is not cut at its first line.")
-ANSWER_TEXT: Final = ("Show the user only the text after the answer label, and treat a"
-                      " completion with neither an action nor an answer label as a refusal"
-                      " to retry, not as the answer.")
-EMPTY_TEXT: Final = ("Treat an empty or label-only completion as a refusal with a reason,"
-                     " not as an empty final answer.")
-BRACE_PROSE: Final = ("Find the action by its label or fence and decode only that field;"
-                      " a brace or bracket in the surrounding prose is text.")
-PARTIAL_STOP: Final = ("Refuse an action whose value ends in the first letters of the stop"
-                       " word (`Observ`), or cut them off, instead of running it with them.")
-IN_PLACE: Final = ("Read each part where the format puts it: the tool name from the action"
-                   " line alone, the arguments as one JSON field (a string ends at its"
-                   " closing quote, whatever it holds) and the answer to its end.")
-DOMAIN_TEXT: Final = ("End an argument only where the format ends it (its closing quote, bracket,"
-                      " tag or the next label line), never at a `;`, `|`, `&`, `#`, code fence"
-                      " or line break inside it, and pass the text on whole.")
-LENIENT: Final = ("Decode with a strict `json.loads` first; a JSON5 or repair fallback must"
-                  " give the same strings (`\\ud83c\\udf89` is one emoji, never two lone"
-                  " surrogates) or refuse.")
-
-# ---------------------------------------------------------------------------- operators
-
-
-class _Fix:
-    """An operator's advice: when the design acted on a misreading, and when it refused a
-    text the format carries; ``family`` overrides ``wrong`` for one format family."""
-
-    __slots__ = ("drop", "family", "wrong")
-
-    def __init__(self, wrong: str, drop: str, family: dict[str, str] | None = None) -> None:
-        self.wrong = wrong
-        self.drop = drop
-        self.family = family or {}
-
-
-_JSON_FAMILIES: Final = ("json_args", "action_input_json", "json_blob", "bare_json", "tag")
-
-OPERATOR_ADVICE: Final[dict[str, _Fix]] = {
-    "clean.render": _Fix(
-        "Your parser misreads the format's own clean output: compare its labels, argument"
-        " encoding and quoting with `reactfuzz parse --format FORMAT` and fix the pattern.",
-        "Your parser refuses the format's own clean output: compare its labels, argument"
-        " encoding and quoting with `reactfuzz parse --format FORMAT` and fix the pattern."),
-    "malformed.wrong-type": _Fix(SCHEMA, "Validate the value against the schema rather than"
-                                 " refusing it by its text shape; a value the schema"
-                                 " accepts must run."),
-    "malformed.unbalanced-bracket": _Fix(
-        "Refuse an argument list whose brackets do not balance instead of a greedy"
-        " `(.*)\\]` reading up to the last bracket on the line.", NO_TRAILING),
-    "malformed.unbalanced-quote": _Fix(
-        "Decode quoted arguments with a real decoder (`json.loads` on the value) and refuse"
-        " a quote that never closes, instead of passing it on inside the value.", WHOLE_TEXT),
-    "malformed.empty": _Fix(SCHEMA, "Run an empty value when the schema allows one (an"
-                            " optional string may be empty); refuse it only by the schema."),
-    "malformed.trailing-text": _Fix(NO_TRAILING, "Allow trailing spaces after the action, and"
-                                    " refuse other text with a reason the model can act on."),
-    "malformed.invalid-json": _Fix(STRICT_JSON, "Decode valid JSON arguments with"
-                                   " `json.loads` as written, without a stricter pre-check."),
-    "missing.argument-dropped": _Fix(BIND, "Let the schema decide: an omitted optional"
-                                     " argument takes its default and the call runs."),
-    "missing.empty-brackets": _Fix(BIND, "Read `name[]` as a call with no arguments and let"
-                                   " the schema decide whether that is enough."),
-    "missing.no-action-input": _Fix(
-        "Refuse an action without its `Action Input:` line (or with an empty one when the"
-        " tool needs an argument) instead of running the tool with no input.",
-        "Accept the `Action Input:` line with the spacing and case the format allows."),
-    "missing.close-tag": _Fix(
-        "Read a call whose closing tag or fence is missing at the end of the message (decode"
-        " the JSON after the opening tag, whatever its spacing) or refuse it with a reason;"
-        " never show the raw call to the user as the answer.", CALL_SHAPE),
-    "extra.positional": _Fix(BIND, "Bind declared optional parameters in order; refuse only"
-                             " values beyond the declared ones."),
-    "extra.undeclared-name": _Fix(
-        "Validate the arguments against a schema that forbids undeclared names"
-        " (`additionalProperties: false`, pydantic `extra=\"forbid\"`) and refuse them.",
-        "Refuse an undeclared argument as extra-arg with its name, or drop it on purpose;"
-        " do not refuse the whole text as unreadable."),
-    "extra.duplicate-name": _Fix(LAST_KEY, LAST_KEY),
-    "injected.delimiter": _Fix(QUOTE, WHOLE_TEXT, {
-        f: "Decode the arguments with `json.loads`, where a comma, bracket or brace inside a"
-           " string is text, instead of a regex that stops at the first delimiter."
-        for f in _JSON_FAMILIES}),
-    "injected.label-in-argument": _Fix(ANCHOR, "Read the argument to its end even when it"
-                                       " holds a label word; only a label at a line start"
-                                       " begins a new field."),
-    "injected.stop-in-argument": _Fix(
-        "Refuse an action cut short by the stop sequence (an argument list that never"
-        " closes) instead of running the half that arrived.",
-        "Ask the model to quote or rephrase an argument that holds the stop word: the"
-        " provider cuts the completion there."),
-    "injected.answer-label-in-thought": _Fix(ANCHOR, ANCHOR),
-    "injected.action-in-thought": _Fix(
-        "Anchor the action pattern at a line start (`re.match`/`^` with `re.MULTILINE`, not"
-        " `re.search` anywhere), so an action mentioned in a thought is not run.", ANCHOR),
-    "injected.unicode-line-break": _Fix(LINES, LINES),
-    "injected.second-action": _Fix(ONE_STEP, ONE_STEP),
-    "injected.answer-and-action": _Fix(ONE_STEP, ONE_STEP),
-    "injected.label-in-answer": _Fix(
-        "Once the answer label is found, take the rest of the completion as the answer and"
-        " never look for an action inside it.", ANCHOR),
-    "label.case": _Fix(CASE, CASE),
-    "label.spacing": _Fix(SPACING, SPACING),
-    "label.numbering": _Fix(
-        "Accept a label number (`Action 1:`) in one pattern for every label, or refuse it"
-        " with a reason, consistently.",
-        "Allow an optional number after each label (`^Action(?: \\d+)?:`)."),
-    "label.markdown": _Fix(STRIP_MARKUP, STRIP_MARKUP),
-    "label.leading-space": _Fix(
-        "Strip leading spaces before matching a label (or allow `^\\s*Action:`) the same"
-        " way for every label.",
-        "Strip leading spaces before matching a label; a prompt ending in `Thought:` makes"
-        " every completion start with one."),
-    "label.crlf": _Fix(CRLF, CRLF),
-    "label.odd-line-break": _Fix(LINES, LINES),
-    "fabricated.observation": _Fix(STOP, STOP),
-    "fabricated.observation-no-stop": _Fix(STOP, STOP),
-    "size.long-thought": _Fix(LINEAR, "Read a thought of any length: no length cap or"
-                              " line limit before the action label."),
-    "size.long-argument": _Fix(LINEAR, "Read an argument of any length, spaces and"
-                               " punctuation included, as the format writes it."),
-    "size.long-run": _Fix(LINEAR, "Allow blank lines and trailing spaces around the action"
-                          " (strip each line's end before matching)."),
-    "size.label-gap-run": _Fix(
-        "Write each label as one literal with one quantifier where spacing may vary"
-        " (`Action[ \\t]*:`, not `Action\\s*\\d*\\s*:`), or parse with a grammar: a run of"
-        " spaces inside a label must fail in linear time.", LINEAR),
-    "size.repeated-call-start": _Fix(
-        "Find the action at a line start, once, and read it to its own end (a JSON decoder"
-        " on the call, not `Label:[^[]*\\[(.*)\\]` or `<tag>(.*?)</tag>` tried from every"
-        " opening in the text): an unclosed start quoted in a thought is then text, and the"
-        " time stays linear.", ANCHOR),
-    "quoting.wrapped": _Fix(
-        "Decode a quoted argument as its value (`\"Paris\"` means Paris) instead of"
-        " running the tool with the quotes kept.", WHOLE_TEXT),
-    "quoting.content": _Fix(WHOLE_TEXT, WHOLE_TEXT),
-    "stop.other-stop": _Fix(STOP, STOP),
-    "stop.partial": _Fix(PARTIAL_STOP, PARTIAL_STOP),
-    "stop.observation-in-input": _Fix(
-        "End the action input at the first line that starts with the observation label and"
-        " send the stop list, so a fabricated result never becomes tool input.", STOP),
-    "markup.emphasis": _Fix(STRIP_MARKUP, STRIP_MARKUP),
-    "markup.argument": _Fix(
-        "Strip markdown emphasis around a whole argument (`**Paris**`) or refuse it;"
-        " never run the tool with the markup as data.", STRIP_MARKUP),
-    "markup.block": _Fix(STRIP_MARKUP, STRIP_MARKUP),
-    "markup.multiline-input": _Fix(MULTILINE_ARG, MULTILINE_ARG),
-    "variant.case": _Fix(CASE, CASE),
-    "variant.spacing": _Fix(SPACING, SPACING),
-    "names.unknown": _Fix(NAMES, NAMES),
-    "names.answer-word": _Fix(
-        "Treat only the format's own answer form as the answer; an action named like the"
-        " answer word is an unknown tool to refuse, not the end of the run.", NAMES),
-    "json.nested": _Fix(UNWRAP, UNWRAP),
-    "json.call-shape": _Fix(CALL_SHAPE, CALL_SHAPE),
-    "json.comment": _Fix(STRICT_JSON, STRICT_JSON),
-    "json.label-in-string": _Fix(
-        "Decode the JSON value before looking for labels, so a line break and a label"
-        " inside a JSON string stay inside the string.", JSON_FIELD),
-    "order.answer-and-action": _Fix(ONE_STEP, ONE_STEP),
-    "content.real-text": _Fix(WHOLE_TEXT, WHOLE_TEXT),
-    "content.mixed-text": _Fix(IN_PLACE, IN_PLACE),
-    "content.lenient-json": _Fix(LENIENT, STRICT_JSON),
-    "prose.lone-brace": _Fix(BRACE_PROSE, BRACE_PROSE, {
-        f: JSON_FIELD for f in _JSON_FAMILIES}),
-    "prose.plain-answer": _Fix(ANSWER_TEXT, ANSWER_TEXT),
-    "prose.opens-with-stop": _Fix(EMPTY_TEXT, EMPTY_TEXT),
-    "layout.pretty-action": _Fix(MULTILINE_ARG, MULTILINE_ARG),
-    "json.scalar-args": _Fix(
-        "Check that the decoded arguments are an object before taking their keys, and"
-        " refuse anything else (or bind it to the tool's one parameter on purpose).",
-        "Refuse arguments that are no JSON object with a message the model can act on,"
-        " or bind a lone value to the tool's one parameter; never raise."),
-    "layout.part-moved": _Fix(
-        "Read each label's value from the label to the next label line, a line break after"
-        " the label included, and do not require a thought before the action.",
-        "Allow a line break after a label, blank lines between blocks and a completion"
-        " with no thought, as the format does; refusing them drops valid calls."),
-    "content.typed-lookalike": _Fix(
-        "Type each value by the tool's schema, not by its look: a string parameter keeps"
-        " `null`, `None`, `true` or `007` as text.",
-        "Type each value by the tool's schema, not by its look: text that reads as null or"
-        " a number is still a valid string."),
-    "content.domain-text": _Fix(
-        DOMAIN_TEXT,
-        "Take SQL, code, commands, paths, URLs and Markdown as text the format carries; a guard"
-        " that refuses an argument for its content belongs in the tool, against its schema.",
-        {"bracket": QUOTE}),
-    "size.unclosed-argument-run": _Fix(
-        "Match one argument at a time with a pattern that cannot match the separator (no"
-        " `.*` inside a repeated group), or parse the call with a grammar or `ast`: an"
-        " unclosed call must fail in linear time.", LINEAR),
-}
-"""Per abuse operator: the fix when the design acted on a misreading, and when it refused."""
-
-# ---------------------------------------------------------------------------- checks
-
-CHECK_ADVICE: Final[dict[str, str]] = {
-    "no-unvalidated-call": SCHEMA,
-    "no-crash": ("Return a refusal (an invalid Step or an error message for the model)"
-                 " instead of raising, and validate arguments against the schema before the"
-                 " call so a bad value never reaches `fn(*args)`."),
-    "bounded-time": LINEAR,
-    "no-fabricated-observation": STOP,
-    "right-rejection": ("Name the refusal by what is wrong (missing-arg, extra-arg,"
-                        " malformed-arg, unknown-tool, ambiguous): the schema's validation"
-                        " error says which."),
-    "clean-rejection": ("Say in the refusal what is wrong and what would be accepted (the"
-                        " field, the expected form), so the model can correct itself on the"
-                        " next turn."),
-    "roundtrip": OPERATOR_ADVICE["clean.render"].wrong,
-    "stream-invariance": ("Parse only the whole completion once the stream ends, or buffer"
-                          " until a complete line, so a chunk boundary never changes the"
-                          " reading."),
-}
-"""Checks whose fix does not depend on the abuse operator."""
-
-# the checks whose fix is the operator's: which direction each failure kind erred in
+# which direction each failure kind erred in, for the operator's advice
 _ACTED: Final = {"wrong-call", "hijacked-answer", "disagrees:laxer", "disagrees:other-kind",
                  "disagrees:other-tool", "disagrees:other-arguments", "disagrees:other-answer"}
 _REFUSED: Final = {"silent-drop", "disagrees:stricter"}
 
-_PAIR_ADVICE: Final[dict[tuple[str, str], str]] = {
-    ("clean.render", "no-crash"): OPERATOR_ADVICE["clean.render"].wrong,
-    ("missing.argument-dropped", "no-crash"): BIND,
-    ("missing.empty-brackets", "no-crash"): BIND,
-    ("extra.positional", "no-crash"): BIND,
-    ("extra.undeclared-name", "no-crash"): BIND,
-    ("names.unknown", "no-crash"): NAMES,
-    ("names.answer-word", "no-crash"): NAMES,
-    ("markup.emphasis", "no-crash"): NAMES,
-    ("injected.delimiter", "no-crash"): QUOTE,
-    ("injected.delimiter", "no-unvalidated-call"): QUOTE,
-    ("malformed.wrong-type", "no-crash"): BIND,
-    ("malformed.empty", "no-crash"): BIND,
-    ("missing.no-action-input", "no-crash"): BIND,
-    ("extra.duplicate-name", "no-crash"): LAST_KEY,
-    ("json.nested", "no-crash"): UNWRAP,
-    ("malformed.invalid-json", "no-crash"): STRICT_JSON,
-    ("json.comment", "no-crash"): STRICT_JSON,
-}
-"""(operator, check) pairs whose fix is more precise than the check's own."""
 
-FAMILY_ADVICE: Final[dict[str, str]] = {
-    "bracket": QUOTE,
-    "paper": ANCHOR,
-    "action_input": ANCHOR,
-    "json_args": JSON_FIELD,
-    "action_input_json": JSON_FIELD,
-    "json_blob": JSON_FIELD,
-    "bare_json": STRICT_JSON,
-    "tag": ("Read only the first complete tag after the thought, decode its body with"
-            " `json.loads`, and refuse tags inside a think block or prose."),
-    "sections": ("Split on section markers only at a line start and refuse a field given"
-                 " twice instead of keeping one copy."),
-}
-"""A format family's usual fix, for a user's own checks and operators."""
-
-_PROTOCOL: Final = ("The format cannot carry this intent as written: have the model quote"
-                    " text arguments, or move to a format with JSON arguments (`json-args`,"
-                    " a tool-call tag), where any text fits in a string.")
-_PROTOCOL_ADVICE: Final[dict[str, str]] = {
-    "markup.argument": ("The format reads markup around an argument as data: tell the model"
-                        " to write arguments without markdown, or strip emphasis before"
-                        " validating."),
-    "fabricated.observation-no-stop": STOP,
-    "stop.other-stop": STOP,
-    "injected.stop-in-argument": OPERATOR_ADVICE["injected.stop-in-argument"].drop,
-}
-
-GENERIC: Final = ("Replace the hand-written parser with the format's grammar and typed"
-                  " dispatch (`reactfuzz.safe_parser(format, tools)`), which refuses what"
-                  " it cannot read.")
-"""The advice when nothing more precise is known."""
+def _acts_only(check: str) -> bool:
+    """Whether every failure the check declares is an action on a misreading (a wrong
+    call, a hijacked answer): its failures get the operator's advice for that direction."""
+    registered = CHECKS.get(check)
+    return registered is not None and bool(registered.kinds) and all(
+        k in _ACTED for k in registered.kinds)
 
 
 def advice_source(check: str, failure: str, abuse: str, cause: str = "design",
                   family: str = "") -> tuple[str, str]:
     """Where the advice comes from (``pair``, ``check``, ``operator``, ``protocol``,
     ``family`` or ``generic``) and its text."""
+    op = ABUSES.get(abuse)
+    fix = op.advice if op is not None else None
     if cause == "protocol":
-        return "protocol", _PROTOCOL_ADVICE.get(abuse, _PROTOCOL)
-    pair = _PAIR_ADVICE.get((abuse, check))
-    if pair is not None:
-        return "pair", pair
-    if check in CHECK_ADVICE:
-        return "check", CHECK_ADVICE[check]
-    fix = OPERATOR_ADVICE.get(abuse)
+        return "protocol", (fix.protocol if fix is not None and fix.protocol else PROTOCOL)
+    if fix is not None and check in fix.checks:
+        return "pair", fix.checks[check]
+    registered = CHECKS.get(check)
+    if registered is not None and registered.advice:
+        return "check", registered.advice
     if fix is not None:
         if failure in _REFUSED:
             return "operator", fix.drop
-        if failure in _ACTED or check in ("no-wrong-call", "no-hijacked-answer"):
+        if failure in _ACTED or _acts_only(check):
             return "operator", fix.family.get(family, fix.wrong)
-    if family in FAMILY_ADVICE:
-        return "family", FAMILY_ADVICE[family]
+    registered_family = FAMILIES.get(family)
+    if registered_family is not None and registered_family.advice:
+        return "family", registered_family.advice
     return "generic", GENERIC
 
 
@@ -482,7 +175,7 @@ _RULES: Final = (
     _Rule("search-anywhere", re.compile(r"\.(?:search|findall|finditer)\("),
           "finds the action with a search over the whole text (unless its pattern starts"
           " with `^` under `re.MULTILINE`, a match anywhere counts, and the first or last"
-          " of several wins)", OPERATOR_ADVICE["injected.action-in-thought"].wrong,
+          " of several wins)", ACTION_ANYWHERE,
           kinds=("wrong-call", "silent-drop", "wrong-rejection", "disagrees:other-tool"),
           shapes=("ran another tool", "unknown-tool", "malformed-arg"), on_path=True),
 )

@@ -7,19 +7,24 @@ registered check (or the ones asked for) on every example. A check that compares
 format's reference reading takes it from ``CheckInput.reading``, which parses the
 completion with the grammar at most once per example, whoever asks first.
 
+Everything else a check is, it declares where it is registered: the failure kinds it
+reports and how bad each is, the fix for its failures, and whether the exploration runs it
+on every scenario (``fast``).
+
 Findings about the target are data (a ``Failure``), never exceptions thrown at the user.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
-from dataclasses import dataclass, field
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, replace
 from typing import Literal
 
 from ..designs import Reading
 from ..dispatch import Crashed, Executed, Finished, Outcome, Rejected
 from ..errors import UsageError
+from ..fixes import CLEAN_MISREAD, LINEAR, SCHEMA, STOP
 from ..formats import Format
 from ..kinds import DISAGREEMENT_SEVERITY, DISAGREEMENTS, SEVERITY
 from ..limits import id_problem, time_allowed
@@ -39,6 +44,7 @@ __all__ = [
     "CheckInput",
     "Failure",
     "check",
+    "fast_checks",
     "get_checks",
 ]
 
@@ -80,7 +86,9 @@ class Failure:
 
     kind: str
     message: str
-    severity: str = "high"
+    severity: str = ""
+    """How bad it is; empty: the severity the check declares for ``kind`` (``high`` when
+    it declares none)."""
     cause: Literal["design", "protocol"] = "design"
     # what was observed, values masked: with check, kind and cause, the root cause
     signature: str = ""
@@ -91,7 +99,7 @@ class Failure:
 
 @dataclass(frozen=True)
 class Check:
-    """A registered property: id, one-line description and the function."""
+    """A registered property: id, one-line description, the function and what it declares."""
 
     id: str
     description: str
@@ -102,9 +110,26 @@ class Check:
     # the failure kinds the check reports (empty: not declared, any); a corpus file whose
     # kind is not one of them is a typo, refused rather than replayed as "fixed"
     kinds: tuple[str, ...] = ()
+    severity: str | Mapping[str, str] | None = field(default=None, repr=False)
+    """How bad its failures are: one severity, or one per kind (``None``: ``high``)."""
+    advice: str = field(default="", repr=False)
+    """The fix for its failures whatever the operator (empty: the operator's, the family's)."""
+    fast: bool = False
+    """The exploration runs it on every scenario (it needs no second parse)."""
+
+    def severity_of(self, kind: str) -> str:
+        """The severity the check declares for a failure of ``kind``."""
+        if isinstance(self.severity, str):
+            return self.severity
+        if self.severity is not None and kind in self.severity:
+            return self.severity[kind]
+        return "high"
 
     def __call__(self, inp: CheckInput) -> Failure | None:
-        return self.fn(inp)
+        found = self.fn(inp)
+        if found is not None and not found.severity:
+            found = replace(found, severity=self.severity_of(found.kind))
+        return found
 
 
 CHECKS: Registry[Check] = Registry("check")
@@ -112,7 +137,8 @@ CHECKS: Registry[Check] = Registry("check")
 
 
 def check(id: str, description: str, *, by_origin: bool = True,
-          kinds: tuple[str, ...] = ()) -> Callable[
+          kinds: tuple[str, ...] = (), severity: str | Mapping[str, str] | None = None,
+          advice: str = "", fast: bool = False) -> Callable[
     [Callable[[CheckInput], Failure | None]], Callable[[CheckInput], Failure | None]
 ]:
     """Register a check function under ``id`` (a decorator).
@@ -120,7 +146,12 @@ def check(id: str, description: str, *, by_origin: bool = True,
     ``by_origin`` says where the parser decided (the line that raised, the path a parse
     took) tells this check's bugs apart; ``False`` for a property of the text or of the
     design as a whole (a slow parse, a fabricated observation acted on). ``kinds`` names
-    the failure kinds it reports, when it knows them (replay refuses a file with another)."""
+    the failure kinds it reports, when it knows them (replay refuses a file with another).
+    ``severity`` is how bad a failure is (one severity, or one per kind) when the
+    :class:`Failure` does not say (``high`` by default). ``advice`` is the fix for its
+    failures when it does not depend on how the text was abused (otherwise the operator's
+    advice, then the format family's, is given). ``fast=True``: the exploration runs it on
+    every scenario (it must be cheap: no second parse of the completion)."""
 
     problem = id_problem("check", id)  # ids name corpus files
     if problem is not None:
@@ -128,10 +159,18 @@ def check(id: str, description: str, *, by_origin: bool = True,
 
     def deco(fn: Callable[[CheckInput], Failure | None]) -> Callable[[CheckInput], Failure | None]:
         # a second one of that id: UsageError
-        CHECKS.add(id, Check(id, description, fn, by_origin, tuple(kinds)))
+        CHECKS.add(id, Check(id, description, fn, by_origin, tuple(kinds),
+                             dict(severity) if isinstance(severity, Mapping) else severity,
+                             advice, fast))
         return fn
 
     return deco
+
+
+def fast_checks() -> tuple[str, ...]:
+    """The ids of the checks registered ``fast``, in registration order: the ones the
+    exploration runs per scenario."""
+    return tuple(c.id for c in CHECKS.values() if c.fast)
 
 
 def get_checks(ids: list[str] | None = None) -> list[Check]:
@@ -231,41 +270,47 @@ def _verdict_check(kind: str) -> Callable[[CheckInput], Failure | None]:
 
 
 check("no-wrong-call", "no call runs that differs from what the model meant",
-      kinds=("wrong-call",))(
+      kinds=("wrong-call",), severity=SEVERITY["wrong-call"], fast=True)(
     _verdict_check("wrong-call")
 )
 check("no-unvalidated-call", "the intended tool never runs with arguments its schema refuses",
-      by_origin=False, kinds=("unvalidated-call",))(
+      by_origin=False, kinds=("unvalidated-call",), severity=SEVERITY["unvalidated-call"],
+      advice=SCHEMA, fast=True)(
     _verdict_check("unvalidated-call")
 )
 check("no-hijacked-answer", "no answer other than the model's, and none instead of an action",
-      kinds=("hijacked-answer",))(
+      kinds=("hijacked-answer",), severity=SEVERITY["hijacked-answer"], fast=True)(
     _verdict_check("hijacked-answer")
 )
 
 
-@check("no-crash", "neither the parser nor the dispatcher raises", kinds=("crash",))
+@check("no-crash", "neither the parser nor the dispatcher raises", kinds=("crash",),
+       severity=SEVERITY["crash"], fast=True,
+       advice=("Return a refusal (an invalid Step or an error message for the model)"
+               " instead of raising, and validate arguments against the schema before the"
+               " call so a bad value never reaches `fn(*args)`."))
 def _no_crash(inp: CheckInput) -> Failure | None:
     if inp.timed_out:
         return None  # a parse that ran past the limit is bounded-time's finding, not a second one
     if inp.error is not None and not inp.keyed:
-        return Failure("crash", f"the parser raised {inp.error}", SEVERITY["crash"])
+        return Failure("crash", f"the parser raised {inp.error}")
     if inp.error is not None:
-        return Failure("crash", f"the parser raised {inp.error}", SEVERITY["crash"],
+        return Failure("crash", f"the parser raised {inp.error}",
                        signature="parser " + mask(inp.error, *_names(inp.registry),
                                                   completion=inp.scenario.completion),
                        shape="parser crash")
     if isinstance(inp.outcome, Crashed) and not inp.keyed:
-        return Failure("crash", inp.verdict.explanation, SEVERITY["crash"])
+        return Failure("crash", inp.verdict.explanation)
     if isinstance(inp.outcome, Crashed):
-        return Failure("crash", inp.verdict.explanation, SEVERITY["crash"],
+        return Failure("crash", inp.verdict.explanation,
                        signature=verdict_signature(inp), shape=verdict_shape(inp))
     return None
 
 
 @check("bounded-time", "no parse runs past its time limit (in proportion to the length past"
        " 16 kB), and no slow parse of a long input grows faster than the input",
-       by_origin=False, kinds=("timeout",))
+       by_origin=False, kinds=("timeout",), severity=SEVERITY["timeout"], advice=LINEAR,
+       fast=True)
 def _bounded_time(inp: CheckInput) -> Failure | None:
     # no claim of growth from one parse: a pure-Python decoder is linear and still a
     # hundred times slower than the grammar on the same text; growth is a long input
@@ -278,11 +323,10 @@ def _bounded_time(inp: CheckInput) -> Failure | None:
         slow = True
     if slow:
         return Failure("timeout", f"parsing took longer than {allowed:.3g}s"
-                       f" ({n} characters)", SEVERITY["timeout"], signature="slow parse")
+                       f" ({n} characters)", signature="slow parse")
     if inp.growth is not None and inp.growth.super_linear:
         # within the time allowed, but slower than linear: a longer input will not be
-        return Failure("timeout", inp.growth.describe(), SEVERITY["timeout"],
-                       signature="slow parse")
+        return Failure("timeout", inp.growth.describe(), signature="slow parse")
     return None
 
 
@@ -292,7 +336,8 @@ def _observation_at_line_start(text: str, fmt: Format) -> re.Match[str] | None:
 
 @check("no-fabricated-observation",
        "a model-written Observation never enters the transcript of a completion acted on",
-       by_origin=False, kinds=("fabricated-observation",))
+       by_origin=False, kinds=("fabricated-observation",),
+       severity=SEVERITY["fabricated-observation"], advice=STOP, fast=True)
 def _no_fabricated(inp: CheckInput) -> Failure | None:
     if not isinstance(inp.outcome, (Executed, Finished)):
         return None
@@ -308,12 +353,11 @@ def _no_fabricated(inp: CheckInput) -> Failure | None:
         "fabricated-observation",
         f"acted on a completion whose line {line} is a model-written '{m.group()}'"
         " (it enters the transcript as if a tool had said it)",
-        SEVERITY["fabricated-observation"],
     )
 
 
 @check("no-silent-drop", "a valid intent the format can carry is not refused",
-       kinds=("silent-drop",))
+       kinds=("silent-drop",), severity=SEVERITY["silent-drop"], fast=True)
 def _no_silent_drop(inp: CheckInput) -> Failure | None:
     return _verdict_check("silent-drop")(inp)
 
@@ -325,7 +369,10 @@ def _names_no_kind(step: Step | None) -> bool:
 
 
 @check("right-rejection", "a refusal names the right reason (missing, extra, malformed, ...)",
-       kinds=("wrong-rejection",))
+       kinds=("wrong-rejection",), severity=SEVERITY["wrong-rejection"], fast=True,
+       advice=("Name the refusal by what is wrong (missing-arg, extra-arg,"
+               " malformed-arg, unknown-tool, ambiguous): the schema's validation"
+               " error says which."))
 def _right_rejection(inp: CheckInput) -> Failure | None:
     if _names_no_kind(inp.step):
         return None
@@ -336,7 +383,10 @@ _GENERIC = re.compile(r"^\W*(invalid|error|failed|bad|parse error|could not pars
 
 
 @check("clean-rejection", "a refusal carries a reason a model could act on",
-       kinds=("unclear-rejection",))
+       kinds=("unclear-rejection",), severity="low",
+       advice=("Say in the refusal what is wrong and what would be accepted (the"
+               " field, the expected form), so the model can correct itself on the"
+               " next turn."))
 def _clean_rejection(inp: CheckInput) -> Failure | None:
     if not isinstance(inp.outcome, Rejected):
         return None
@@ -347,13 +397,12 @@ def _clean_rejection(inp: CheckInput) -> Failure | None:
         "unclear-rejection",
         f"refused as {inp.outcome.reason} with the reason {message!r}, which does not say"
         " what to fix",
-        "low",
         signature=inp.outcome.reason,
     )
 
 
 @check("roundtrip", "a clean rendering of an intent reads back as that intent",
-       kinds=("roundtrip",))
+       kinds=("roundtrip",), severity="high", advice=CLEAN_MISREAD)
 def _roundtrip(inp: CheckInput) -> Failure | None:
     sc = inp.scenario
     if sc.abuse != "clean.render" or not sc.acceptable.representable or inp.step is None:
@@ -369,7 +418,7 @@ def _roundtrip(inp: CheckInput) -> Failure | None:
     ) or (isinstance(got, FinalAnswer) and isinstance(want, FinalAnswer)
           and same_answer(got.text, want.text))):
         return None
-    return Failure("roundtrip", f"read {got} back from the rendering of {want}", "high")
+    return Failure("roundtrip", f"read {got} back from the rendering of {want}")
 
 
 def _same_text_call(a: object, b: object) -> bool:
@@ -413,7 +462,8 @@ def _disagreement(step: Step, ref: Step) -> tuple[str, str] | None:
 
 
 @check("agrees-with-grammar", "the target reads a completion as the format's grammar does",
-       kinds=tuple(f"disagrees:{k}" for k in DISAGREEMENTS))
+       kinds=tuple(f"disagrees:{k}" for k in DISAGREEMENTS),
+       severity={f"disagrees:{k}": s for k, s in DISAGREEMENT_SEVERITY.items()})
 def _agrees(inp: CheckInput) -> Failure | None:
     if inp.target_is_grammar or inp.step is None:
         return None
@@ -430,12 +480,14 @@ def _agrees(inp: CheckInput) -> Failure | None:
     # a text that cannot carry the intent is read against a grammar that cannot either:
     # whoever reads it more loosely, that is a note on the format (as the verdict is)
     cause: Literal["design", "protocol"] = "protocol" if _not_carried(inp) else "design"
-    return Failure(f"disagrees:{kind}", message, DISAGREEMENT_SEVERITY[kind], cause,
-                   signature=kind)
+    return Failure(f"disagrees:{kind}", message, cause=cause, signature=kind)
 
 
 @check("stream-invariance", "the same Step whether the completion arrives whole or in chunks",
-       kinds=("stream-variance",))
+       kinds=("stream-variance",), severity="medium",
+       advice=("Parse only the whole completion once the stream ends, or buffer"
+               " until a complete line, so a chunk boundary never changes the"
+               " reading."))
 def _stream(inp: CheckInput) -> Failure | None:
     if inp.streamed_step is None or inp.step is None:
         return None
@@ -443,4 +495,4 @@ def _stream(inp: CheckInput) -> Failure | None:
     if a.kind == b.kind and a.intent() == b.intent():
         return None
     return Failure("stream-variance", f"whole: {a.intent() or a.invalid}; streamed:"
-                   f" {b.intent() or b.invalid}", "medium")
+                   f" {b.intent() or b.invalid}")

@@ -43,7 +43,7 @@ from ..strategies import (
 from ..targets import ParseResult, Target, load_target, load_tools
 from ..targets.origin import TraceRequest
 from ..tools import ToolRegistry
-from .checks import Check, get_checks
+from .checks import Check, fast_checks, get_checks
 from .config import FuzzConfig, operator_seed, require_applicable, resolve
 from .corpus import Finding, bounded_finding, iter_corpus, save_finding
 from .coverage import Coverage
@@ -65,11 +65,10 @@ __all__ = [
     "pool_size",
 ]
 
-FAST_CHECKS = (
-    "no-wrong-call", "no-unvalidated-call", "no-hijacked-answer", "no-crash", "bounded-time",
-    "no-fabricated-observation", "no-silent-drop", "right-rejection",
-)
-"""The checks exploration runs per scenario (the ones that need no second parse)."""
+FAST_CHECKS = fast_checks()
+"""The built-in checks exploration runs per scenario (the ones that need no second parse):
+those registered ``fast``. A run asks :func:`~.checks.fast_checks`, which also holds a
+plugin's checks registered ``fast`` after this module was imported."""
 
 SHRINK_SHARE = 0.5
 SHRINK_FLOOR = 1.5
@@ -105,8 +104,8 @@ class ExploreConfig:
     shrink_limit: int | None = None
     """Bugs shrunk at most (in the order met); the others keep their shortest example."""
     checks: list[str] | None = None
-    """The checks to run per scenario: those of :data:`FAST_CHECKS` among these (all of
-    them when ``None``)."""
+    """The checks to run per scenario: those registered ``fast`` among these (all of them
+    when ``None``)."""
     known: frozenset[FailureKey] = frozenset()
     """Bugs (check, kind, cause, signature) found already: not reported again."""
     """Seconds of shrinking at most; ``None``: half the loop's time plus 1.5 seconds
@@ -309,7 +308,7 @@ def explore(config: ExploreConfig, emit: EventSink | None = None,
     plan = resolve(FuzzConfig(
         targets=[config.target], format=config.format, dispatcher=config.dispatcher,
         tools=config.tools, abuses=config.abuses, seed=config.seed, cwd=config.cwd,
-        checks=[c for c in FAST_CHECKS if config.checks is None or c in config.checks]))
+        checks=[c for c in fast_checks() if config.checks is None or c in config.checks]))
     fmt, registry, checks = plan.fmt, plan.registry, plan.checks
     dispatcher = plan.dispatchers[config.target]
     require_applicable(config.abuses, fmt)
@@ -543,7 +542,7 @@ class _Shrinker:
         if abuse not in self.searched:
             cfg = self.config
             fz = FuzzConfig(targets=[cfg.target], format=self.fmt.name,
-                            dispatcher=self.dispatcher, checks=list(FAST_CHECKS),
+                            dispatcher=self.dispatcher, checks=list(fast_checks()),
                             max_examples=cfg.shrink_examples, time_limit=cfg.time_limit)
             minimal: set[FailureKey] = set()
             recorded = search(self.target, cfg.target, self.fmt, self.registry,
@@ -629,7 +628,7 @@ def explore_summary(config: ExploreConfig, results: list[ExploreResult], *,
     return RunSummary(
         seed=config.seed, targets=[config.target], format=config.format,
         dispatcher=dispatcher or config.dispatcher, tools=config.tools,
-        checks=list(FAST_CHECKS), abuses=[],
+        checks=list(fast_checks()), abuses=[],
         findings=distinct([f for r in results for f in r.findings]),
         examples=sum(r.scenarios for r in results),
         elapsed=max((r.loop_seconds for r in results), default=0.0),

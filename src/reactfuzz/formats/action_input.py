@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, ClassVar
 
 from lark import Token, Tree
 
+from ..fixes import ANCHOR
 from ..model import Action, Call, Step
 from .family import (
     Family,
@@ -31,6 +32,7 @@ class ActionInputFamily(Family):
     arguments = "single"
     needs_labels: ClassVar[Mapping[str, str]] = {"action_input": "Action Input"}
     grammar_file = "action_input.lark"
+    advice = ANCHOR
     rules = ("completion", "transcript", "action", "answer", "action_input")
     terminals = ("TEXT",)
     action_shape = "a tool name"

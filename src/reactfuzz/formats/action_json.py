@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, ClassVar
 
 from lark import Token, Tree
 
+from ..fixes import JSON_FIELD
 from ..model import Action, Call, Step
 from .family import Family, Representability, register_family
 from .json_blocks import (
@@ -38,6 +39,10 @@ class ActionInputJsonFamily(Family):
     needs_labels: ClassVar[Mapping[str, str]] = {"action_input": "Action Input"}
     format_fields: ClassVar[tuple[str, ...]] = ("fence", "fence_optional")
     grammar_file = "action_input_json.lark"
+    advice = JSON_FIELD
+    classic: ClassVar[Mapping[str, str]] = {
+        "action-input-json": "'Final Answer:' anywhere wins, the input greedy to the end",
+    }
     rules = ("completion", "transcript", "action", "answer", "action_input", "object",
              "fenced_object")
     terminals = ("TEXT", "FENCE_OPEN")

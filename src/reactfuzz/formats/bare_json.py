@@ -13,10 +13,12 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, ClassVar
 
 from lark import Token, Tree
 
+from ..fixes import STRICT_JSON
 from ..model import (
     Action,
     Call,
@@ -45,6 +47,10 @@ class BareJsonFamily(Family):
     arguments = "json"
     format_fields: ClassVar[tuple[str, ...]] = ("tool_key", "args_key")
     grammar_file = "bare_json.lark"
+    advice = STRICT_JSON
+    classic: ClassVar[Mapping[str, str]] = {
+        "json-bare": "json.loads of the whole text, else the text is the answer",
+    }
     rules = ("completion", "transcript", "action", "answer")
     terminals = ("OBJ_OPEN",)
     action_shape = 'one JSON object {"name": tool, "parameters": {...}}'

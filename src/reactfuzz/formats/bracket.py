@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 from lark import Token, Tree
 
+from ..fixes import QUOTE
 from ..model import Action, Call, Step
 from .family import Family, Representability, encode_text, register_family
 
@@ -45,6 +46,7 @@ class BracketFamily(Family):
     syntax = "bracket"
     arguments = "comma"
     grammar_file = "bracket.lark"
+    advice = QUOTE
     rules = ("completion", "transcript", "action", "answer", "arg")
     terminals = ("TOOL", "LSQB", "RSQB", "BARE", "QUOTED")
     action_shape = "name[arg1, arg2]"

@@ -14,7 +14,7 @@ from pydantic import ValidationError
 
 from ..errors import FormatError, GrammarError
 from ..limits import MAX_DEPTH, check_depth, read_user_file
-from ..registry import Registry
+from ..registry import Registry, import_modules
 
 # isort: off
 # the built-in families, registered in this order (error messages list them so)
@@ -189,6 +189,9 @@ A missing or extra key, arguments that are not an object, invalid JSON, a duplic
 or text before or after the object is rejected. A completion that is not JSON (no line
 of it opens `{` or `[`) is the final answer, all its text, trimmed. No stop sequence."""
 
+
+# a family module added to this package (and not imported above) registers itself after them
+import_modules(__package__ or "reactfuzz.formats")
 
 BUILTIN_FORMATS: Registry[Format] = Registry("built-in format")
 """The built-in formats by name, in the order the docs and the study show them."""
@@ -388,7 +391,11 @@ for _fmt in (
     ),
 ):
     BUILTIN_FORMATS.add(_fmt.name, _fmt)
-del _fmt
+# then the built-in formats a family added later declares in its own module
+for _family in FAMILIES.values():
+    for _fmt in _family.builtin_formats():
+        BUILTIN_FORMATS.add(_fmt.name, _fmt)
+del _fmt, _family
 
 
 def get_format(name_or_path: str | Format) -> Format:

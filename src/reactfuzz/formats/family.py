@@ -15,7 +15,9 @@ shape is
   :attr:`Family.close`, :attr:`Family.separator`, :attr:`Family.quote`, the label role that
   carries the input on its own line (:attr:`Family.input_role`), whether arguments are
   named or JSON, how many an action carries, and where they sit in a written completion
-  (:meth:`Family.args_start`, :meth:`Family.action_line_end`).
+  (:meth:`Family.args_start`, :meth:`Family.action_line_end`);
+* **shipped** -- the family's usual fix (:attr:`Family.advice`) and its classic parsers
+  (:attr:`Family.classic`: each makes a classic design and a grammar design beside it).
 
 Families are registered in :data:`FAMILIES`; :func:`register_family` adds one (a second
 family with the same name or the same ``syntax`` + ``arguments`` is a ``UsageError``).
@@ -203,6 +205,24 @@ class Family:
     leading_thought: bool = True
     """Unlabelled text that starts a completion is the thought (it continues a prompt
     ending in the thought label); ``False``: the family writes no such continuation."""
+
+    # what is shipped in the family
+    advice: str = ""
+    """The family's usual fix: the advice on a finding whose check and operator declare
+    none (a user's own); empty: the generic advice (see :mod:`reactfuzz.fixes`)."""
+    classic: ClassVar[Mapping[str, str]] = {}
+    """The built-in formats of the family read by a classic parser, each with the usual
+    mistake that parser makes: the parser is ``classic-FORMAT`` (registered in
+    :mod:`reactfuzz.parsers`), and each entry makes the designs ``classic-FORMAT`` (the
+    parser, positional dispatch) and ``grammar-FORMAT`` (the grammar, schema validation).
+    The first families' classic designs (``classic-bracket``, ``classic-unanchored``,
+    ``classic-action-input``) are the reference designs :mod:`reactfuzz.designs` lists."""
+
+    def builtin_formats(self) -> tuple[Format, ...]:
+        """The built-in formats the family's own module declares (a family added after
+        the first ones keeps its formats beside it); those of the first families are
+        listed in :mod:`.builtin`."""
+        return ()
 
     def for_format(self, fmt: Format) -> Family:
         """The family as ``fmt`` uses it (a family whose operator data depends on the

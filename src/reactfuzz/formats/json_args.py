@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 from lark import Token, Tree
 
+from ..fixes import JSON_FIELD
 from ..model import (
     Action,
     Call,
@@ -31,6 +32,7 @@ class JsonArgsFamily(Family):
     syntax = "json-args"
     arguments = "json"
     grammar_file = "json_args.lark"
+    advice = JSON_FIELD
     rules = ("completion", "transcript", "action", "answer", "object")
     terminals = ("NAME",)
     action_shape = 'name {"arg": value}'

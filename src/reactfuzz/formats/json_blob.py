@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from lark import Tree
 
+from ..fixes import JSON_FIELD
 from ..model import Action, Call, FinalAnswer, Invalid, Step
 from .family import Family, Representability, caret_context, register_family
 from .json_blocks import (
@@ -46,6 +47,11 @@ class JsonBlobFamily(Family):
         "fence", "fence_optional", "tool_key", "args_key", "answer_key",
     )
     grammar_file = "json_blob.lark"
+    advice = JSON_FIELD
+    classic: ClassVar[Mapping[str, str]] = {
+        "json-blob": "JSON sliced from the first '{' to the last '}' of the text",
+        "json-blob-fenced": "the first code fence anywhere is the action",
+    }
     rules = ("completion", "transcript", "action", "object", "fenced_object")
     terminals = ("FENCE_OPEN",)
     action_shape = 'one JSON object {"name": tool, "arguments": {...}}'

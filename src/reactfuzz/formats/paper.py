@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 from lark import Token, Tree
 
+from ..fixes import ANCHOR
 from ..model import Action, Call, Step
 from .family import Family, Representability, encode_text, register_family
 
@@ -28,6 +29,7 @@ class PaperFamily(Family):
     syntax = "bracket"
     arguments = "single"
     grammar_file = "paper.lark"
+    advice = ANCHOR
     rules = ("completion", "transcript", "action")
     terminals = ("CALL",)
     action_shape = "Tool[argument]"

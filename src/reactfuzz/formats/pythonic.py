@@ -16,7 +16,8 @@ import json
 import keyword
 import math
 import warnings
-from typing import TYPE_CHECKING, Any
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from lark import Token, Tree
 
@@ -67,6 +68,9 @@ class PythonicFamily(Family):
     syntax = "pythonic"
     arguments = "python"
     grammar_file = "pythonic.lark"
+    classic: ClassVar[Mapping[str, str]] = {
+        "pythonic": "[tool(...)] regex anywhere, arguments split on commas",
+    }
     rules = ("completion", "transcript", "action", "answer", "call", "kwarg")
     terminals = ("LIST_OPEN", "NAME")
     inner_terminals = ("NAME", "LPAR", "RPAR", "EQUAL", "RSQB", "_PWS")

@@ -90,6 +90,11 @@ class SectionsFamily(Family):
     arguments = "json"
     needs_labels: ClassVar[Mapping[str, str]] = {"action_input": "next_tool_args"}
     grammar_file = "sections.lark"
+    advice = ("Split on section markers only at a line start and refuse a field given"
+              " twice instead of keeping one copy.")
+    classic: ClassVar[Mapping[str, str]] = {
+        "dspy-react": "split on [[ ## field ## ]] anywhere, the first copy of a field wins",
+    }
     rules = ("completion", "transcript", "action", "object")
     terminals = ("NAME", "S_THOUGHT", "S_ACTION", "S_INPUT", "S_ANSWER", "S_END")
     action_shape = "a tool name section and a JSON object arguments section"

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, ClassVar
 
 from lark import Token, Tree
@@ -45,6 +46,12 @@ class TagFamily(Family):
     syntax = "tag"
     arguments = "json"
     grammar_file = "tag.lark"
+    advice = ("Read only the first complete tag after the thought, decode its body with"
+              " `json.loads`, and refuse tags inside a think block or prose.")
+    classic: ClassVar[Mapping[str, str]] = {
+        "tool-call": "the first <tool_call> tag anywhere runs, think block and prose too",
+        "function-tag": "one-line <function=...> regex anywhere; no match: the text answers",
+    }
     rules = ("completion", "transcript", "action", "answer", "object")
     terminals: tuple[str, ...] = ("OPEN", "CLOSE")
     action_shape = '<tool_call>{"name": ..., "arguments": {...}}</tool_call>'

@@ -22,6 +22,7 @@ one wrapper are parallel calls: the first runs.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, ClassVar
 
 from lark import Token, Tree
@@ -60,6 +61,11 @@ class XmlFamily(Family):
     syntax = "xml"
     arguments = "named"
     grammar_file = "xml.lark"
+    classic: ClassVar[Mapping[str, str]] = {
+        "xml-invoke": "lazy <invoke name=...> regex anywhere, values stripped",
+        "xml-function": "lazy <function=...> regex anywhere, values stripped",
+        "xml-tags": "the first <tag>...</tag> pair anywhere is the call",
+    }
     rules = ("completion", "transcript", "action", "answer", "invoke", "parameter")
     terminals: tuple[str, ...] = ("INVOKE_OPEN", "INVOKE_CLOSE", "PARAM_OPEN", "PARAM_CLOSE",
                                   "VALUE")

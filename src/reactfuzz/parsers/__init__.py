@@ -24,7 +24,7 @@ from ..errors import UsageError
 from ..formats import Format, get_format
 from ..grammars import grammar_parse
 from ..model import Action, Invalid, Step
-from ..registry import Registry
+from ..registry import Registry, import_modules
 
 __all__ = [
     "PARSERS",
@@ -318,5 +318,6 @@ def _hardened_bracket(fmt: Format) -> Parser:
     return HardenedBracketParser(fmt)
 
 
-# the classic parsers of the JSON, tag, section, XML and pythonic families register themselves
-from . import classic_json, classic_pythonic, classic_xml  # noqa: E402, F401
+# the classic parsers of the other families register themselves, a module each, in name
+# order (classic_json, classic_pythonic, classic_xml, and any module a new family adds)
+import_modules(__name__)

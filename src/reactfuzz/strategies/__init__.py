@@ -8,7 +8,7 @@ primitives (``sampled_from``, ``lists``, ``one_of``) so a failure shrinks to the
 character that matters -- a lone ``,`` or ``\\u2028`` -- not to a random blob.
 
 Public factories take keyword-only options; the abuse operators are registered by id in
-:data:`ABUSES` (add one with :func:`register_abuse`).
+:data:`ABUSES` (add one with :func:`register_abuse`, its fix with :class:`Advice`).
 
 * :mod:`.text` -- the adversarial alphabet; :mod:`.values` -- argument values, calls, intents;
 * :mod:`.catalogue` -- :class:`Abuse`, :data:`ABUSES`, :func:`register_abuse`;
@@ -18,8 +18,9 @@ Public factories take keyword-only options; the abuse operators are registered b
 
 from __future__ import annotations
 
+from ..registry import import_modules
 from .abuses.fabricated import NO_STOP as NO_STOP
-from .catalogue import ABUSES, Abuse, Sizes, Writing, abuse_ids, register_abuse
+from .catalogue import ABUSES, Abuse, Advice, Sizes, Writing, abuse_ids, register_abuse
 from .catalogue import ANY_REFUSAL as ANY_REFUSAL
 from .scenarios import Scenario, for_each_example, scenarios
 from .text import (
@@ -32,10 +33,14 @@ from .text import WORDS as WORDS
 from .transcripts import transcripts
 from .values import argument_values, intents, valid_calls
 
+# an operator module added to abuses/ and not yet in its import list registers after them
+import_modules(f"{__name__}.abuses")
+
 __all__ = [
     "ABUSES",
     "LINE_BREAKS",
     "Abuse",
+    "Advice",
     "Scenario",
     "Sizes",
     "Writing",

@@ -1,9 +1,11 @@
 """The abuse catalogue: what an operator is, the registry of operators, and their helpers.
 
 An operator is a function ``write(ctx) -> Writing`` registered with
-:func:`register_abuse`; the operators themselves live in :mod:`.abuses`, one module per
-abuse family, and read where labels, delimiters and quotes sit from the format's
-protocol family (``ctx.fmt.family``) rather than switching on its name.
+:func:`register_abuse`, which also takes everything else the operator is (its
+description, the classic designs it breaks, the formats it applies to, the fix for the
+bugs it finds); the operators themselves live in :mod:`.abuses`, one module per abuse
+family, and read where labels, delimiters and quotes sit from the format's protocol
+family (``ctx.fmt.family``) rather than switching on its name.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from hypothesis import assume
 from hypothesis import strategies as st
 
 from ..errors import UsageError
+from ..fixes import Advice
 from ..formats import Format, get_format
 from ..kinds import ANY_REFUSAL
 from ..limits import id_problem
@@ -31,6 +34,7 @@ __all__ = [
     "ABUSES",
     "ANY_REFUSAL",
     "Abuse",
+    "Advice",
     "Context",
     "Writing",
     "abuse_ids",
@@ -116,6 +120,8 @@ class Abuse:
     """The text reaches the parser without the provider's stop-sequence cut."""
     needs: str = ""
     """What a format must have for the operator to apply, said when it is skipped."""
+    advice: Advice | None = field(default=None, repr=False)
+    """The fix for the bugs it finds (``None``: the format family's usual fix)."""
 
     def applies_to(self, fmt: Format | str) -> bool:
         """Whether this operator means anything in the format."""
@@ -138,6 +144,7 @@ def register_abuse(
     breaks_none_because: str = "",
     no_stop: bool = False,
     needs: str = "",
+    advice: Advice | str | None = None,
 ) -> Callable[[Callable[[Context], Writing]], Callable[[Context], Writing]]:
     """Register an abuse operator (a decorator over ``write(ctx) -> Writing``).
 
@@ -145,7 +152,10 @@ def register_abuse(
     an operator no classic design fails says why in ``breaks_none_because``. A second
     operator with the same id is a :class:`~reactfuzz.errors.UsageError`. ``no_stop=True``:
     the client sends no stop sequence, so the whole text reaches the parser. ``needs`` says
-    what ``applies`` asks of a format (a run that skips the operator says it).
+    what ``applies`` asks of a format (a run that skips the operator says it). ``advice``
+    is the fix for what it finds (an :class:`~reactfuzz.fixes.Advice`: when the design
+    acted on a misreading, when it refused, per family and per check; a string: one fix
+    either way); without it a finding gets the format family's usual fix.
     """
 
     problem = id_problem("abuse", id)  # ids name corpus files
@@ -155,7 +165,8 @@ def register_abuse(
     def deco(fn: Callable[[Context], Writing]) -> Callable[[Context], Writing]:
         ABUSES.add(id, Abuse(id, family, description, why, expects, fn,
                              applies or (lambda fmt: True), breaks, breaks_none_because,
-                             no_stop, needs))
+                             no_stop, needs,
+                             Advice(advice) if isinstance(advice, str) else advice))
         return fn
 
     return deco

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from hypothesis import strategies as st
 
+from ...fixes import CLEAN_MISREAD, Advice
 from ...model import FinalAnswer
 from ..catalogue import (
     Context,
@@ -19,6 +20,11 @@ from ..catalogue import (
     why="the baseline every other operator is measured against; also the round-trip check",
     expects="the intended call or answer",
     breaks=("classic-unanchored",),
+    advice=Advice(
+        CLEAN_MISREAD,
+        "Your parser refuses the format's own clean output: compare its labels, argument"
+        " encoding and quoting with `reactfuzz parse --format FORMAT` and fix the pattern.",
+        checks={"no-crash": CLEAN_MISREAD}),
 )
 def _clean(ctx: Context) -> Writing:
     if ctx.draw(st.booleans()):

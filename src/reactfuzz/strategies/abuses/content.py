@@ -25,6 +25,7 @@ from functools import lru_cache
 from hypothesis import assume
 from hypothesis import strategies as st
 
+from ...fixes import IN_PLACE, LENIENT, STRICT_JSON, WHOLE_TEXT, Advice
 from ...formats import Format
 from ...model import Call, FinalAnswer, Intent
 from ...oracle import Expectation
@@ -54,6 +55,7 @@ from ._parts import (
     expects="the intended call, with the text exactly as meant",
     breaks_none_because="the classic regexes keep every character of an argument as "
     "written; the operator catches decoders that rewrite the text before reading it",
+    advice=Advice(WHOLE_TEXT),
 )
 def _real_text(ctx: Context) -> Writing:
     base, name = free_call(ctx)
@@ -87,6 +89,11 @@ YAML's booleans, a number with a leading zero, an exponent, a hex or underscore 
     expects="the intended call, with the text exactly as meant",
     breaks_none_because="the classic regexes keep every argument as the text written; the "
     "operator catches readers that type values by their look",
+    advice=Advice(
+        "Type each value by the tool's schema, not by its look: a string parameter keeps `null`,"
+        " `None`, `true` or `007` as text.",
+        "Type each value by the tool's schema, not by its look: text that reads as null or a"
+        " number is still a valid string."),
 )
 def _typed_lookalike(ctx: Context) -> Writing:
     base, name = free_call(ctx)
@@ -136,6 +143,7 @@ def mixed_text(fmt: Format) -> st.SearchStrategy[str]:
     "pretty-printed object, misreads only some combinations of piece and layout",
     expects="the intended call, or the intended answer, exactly",
     breaks=("classic-bracket", "classic-action-input", "classic-unanchored"),
+    advice=Advice(IN_PLACE),
 )
 def _mixed_text(ctx: Context) -> Writing:
     value = ctx.draw(mixed_text(ctx.fmt))
@@ -162,6 +170,7 @@ def _mixed_text(ctx: Context) -> Writing:
     expects="the intended call, or refused (unparseable / malformed-arg)",
     applies=lambda f: f.family.json_arguments,
     breaks_none_because="no classic regex design reads JSON arguments",
+    advice=Advice(LENIENT, STRICT_JSON),
 )
 def _lenient_json(ctx: Context) -> Writing:
     value = ctx.draw(st.one_of(real_text(), mixed_text(ctx.fmt)))

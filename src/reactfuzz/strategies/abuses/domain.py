@@ -45,6 +45,7 @@ from __future__ import annotations
 from hypothesis import assume
 from hypothesis import strategies as st
 
+from ...fixes import DOMAIN_TEXT, QUOTE, Advice
 from ...formats import Format
 from ...model import Call
 from ...render import representable
@@ -234,6 +235,11 @@ def _carried(ctx: Context, base: Call, name: str, value: str) -> tuple[Call, boo
     # the classic bracket regexes split a quoted argument at its commas; the classic
     # action-input regex reads the input's first line only
     breaks=("classic-bracket", "classic-unanchored", "classic-action-input"),
+    advice=Advice(
+        DOMAIN_TEXT,
+        "Take SQL, code, commands, paths, URLs and Markdown as text the format carries; a guard"
+        " that refuses an argument for its content belongs in the tool, against its schema.",
+        family={"bracket": QUOTE}),
 )
 def _domain_text(ctx: Context) -> Writing:
     base, name = free_call(ctx)

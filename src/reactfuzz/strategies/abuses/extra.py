@@ -7,6 +7,7 @@ import json
 from hypothesis import assume
 from hypothesis import strategies as st
 
+from ...fixes import BIND, LAST_KEY, Advice
 from ...model import Call
 from ...oracle import Expectation
 from ..catalogue import (
@@ -26,6 +27,11 @@ from ._parts import args_object
     expects="refused as extra-arg",
     applies=lambda f: multi_arg(f) and not f.family.named_args,
     breaks=("classic-bracket", "classic-unanchored"),
+    advice=Advice(
+        BIND,
+        "Bind declared optional parameters in order; refuse only values beyond the declared"
+        " ones.",
+        checks={"no-crash": BIND}),
 )
 def _extra_positional(ctx: Context) -> Writing:
     base = ctx.call(optional=True)
@@ -41,6 +47,12 @@ def _extra_positional(ctx: Context) -> Writing:
     expects="refused as extra-arg (or dropped, if the policy says so)",
     applies=lambda f: f.family.named_args,
     breaks_none_because="no classic regex design reads named arguments",
+    advice=Advice(
+        "Validate the arguments against a schema that forbids undeclared names"
+        " (`additionalProperties: false`, pydantic `extra=\"forbid\"`) and refuse them.",
+        "Refuse an undeclared argument as extra-arg with its name, or drop it on purpose; do not"
+        " refuse the whole text as unreadable.",
+        checks={"no-crash": BIND}),
 )
 def _undeclared(ctx: Context) -> Writing:
     base = ctx.call()
@@ -59,6 +71,7 @@ def _undeclared(ctx: Context) -> Writing:
             " read a repeated key; never with the first",
     applies=lambda f: f.family.named_args,
     breaks_none_because="no classic regex design reads named arguments",
+    advice=Advice(LAST_KEY, checks={"no-crash": LAST_KEY}),
 )
 def _duplicate(ctx: Context) -> Writing:
     base = ctx.call(lambda t: any(is_free_string(t, n) for n in t.required_names),

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from hypothesis import strategies as st
 
+from ...fixes import STOP, Advice
 from ...model import FinalAnswer
 from ...oracle import Expectation
 from ...render import render
@@ -29,6 +30,7 @@ def _fabricated_tail(ctx: Context) -> str:
     why="with the stop sequence the provider cuts it; this checks the cut keeps the action",
     expects="the intended call",
     breaks_none_because="the stop sequence removes the fabricated text before any parser sees it",
+    advice=Advice(STOP),
 )
 def _fabricated(ctx: Context) -> Writing:
     intent = ctx.call(lambda t: single_arg_ok(ctx.fmt, t))
@@ -45,6 +47,7 @@ def _fabricated(ctx: Context) -> Writing:
     expects="the intended call, or refused; never the fabricated answer",
     breaks=("classic-bracket", "classic-action-input"),
     no_stop=True,
+    advice=Advice(STOP, protocol=STOP),
 )
 def _fabricated_no_stop(ctx: Context) -> Writing:
     intent = ctx.call(lambda t: single_arg_ok(ctx.fmt, t))

@@ -5,6 +5,17 @@ from __future__ import annotations
 from hypothesis import assume
 from hypothesis import strategies as st
 
+from ...fixes import (
+    ACTION_ANYWHERE,
+    ANCHOR,
+    JSON_FAMILIES,
+    LINES,
+    ONE_STEP,
+    QUOTE,
+    QUOTE_STOP_WORD,
+    WHOLE_TEXT,
+    Advice,
+)
 from ...model import Call, FinalAnswer, Intent
 from ...oracle import Expectation
 from ...render import render
@@ -25,6 +36,14 @@ from ._parts import free_call
     why="`search[Paris, France]` is two arguments to a comma splitter",
     expects="the intended call, or refused (the format cannot carry it unquoted)",
     breaks=("classic-bracket", "classic-unanchored", "classic-action-input"),
+    advice=Advice(
+        QUOTE,
+        WHOLE_TEXT,
+        family={f: "Decode the arguments with `json.loads`, where a comma, bracket or brace"
+                   " inside a string is text, instead of a regex that stops at the"
+                   " first delimiter."
+                for f in JSON_FAMILIES},
+        checks={"no-crash": QUOTE, "no-unvalidated-call": QUOTE}),
 )
 def _delimiter(ctx: Context) -> Writing:
     base, name = free_call(ctx)
@@ -42,6 +61,10 @@ def _delimiter(ctx: Context) -> Writing:
     why="`\"Answer:\" in text` fires on an argument that merely mentions the label",
     expects="the intended call, or refused",
     breaks=("classic-bracket", "classic-action-input"),
+    advice=Advice(
+        ANCHOR,
+        "Read the argument to its end even when it holds a label word; only a label at a line"
+        " start begins a new field."),
 )
 def _label_in_arg(ctx: Context) -> Writing:
     base, name = free_call(ctx)
@@ -64,6 +87,11 @@ def _label_in_arg(ctx: Context) -> Writing:
     breaks_none_because="the cut leaves no closing bracket (refused), or in action-input a "
     "shorter valid input that every parser reads alike: a protocol finding, not a parser's",
     applies=lambda f: bool(f.stop), needs="a stop sequence the client sends",
+    advice=Advice(
+        "Refuse an action cut short by the stop sequence (an argument list that never closes)"
+        " instead of running the half that arrived.",
+        QUOTE_STOP_WORD,
+        protocol=QUOTE_STOP_WORD),
 )
 def _stop_in_arg(ctx: Context) -> Writing:
     base, name = free_call(ctx)
@@ -80,6 +108,7 @@ def _stop_in_arg(ctx: Context) -> Writing:
     why="`if \"Answer:\" in text` returns early with a hijacked answer",
     expects="the intended call",
     breaks=("classic-bracket", "classic-action-input"),
+    advice=Advice(ANCHOR),
 )
 def _answer_in_thought(ctx: Context) -> Writing:
     intent = ctx.call(lambda t: single_arg_ok(ctx.fmt, t))
@@ -104,6 +133,7 @@ def _other_call(ctx: Context, intent: Call) -> Call:
     why="an unanchored regex runs the first `Action: name[...]` it finds anywhere",
     expects="the intended call",
     breaks=("classic-unanchored",),
+    advice=Advice(ACTION_ANYWHERE, ANCHOR),
 )
 def _action_in_thought(ctx: Context) -> Writing:
     intent = ctx.call(lambda t: single_arg_ok(ctx.fmt, t))
@@ -119,6 +149,7 @@ def _action_in_thought(ctx: Context) -> Writing:
     why="`str.splitlines()` sees a new line where `re.MULTILINE` does not",
     expects="the intended call, or refused (the text hides a second line)",
     breaks=("classic-bracket", "classic-unanchored", "classic-action-input"),
+    advice=Advice(LINES),
 )
 def _unicode_break(ctx: Context) -> Writing:
     intent = ctx.call(lambda t: single_arg_ok(ctx.fmt, t))
@@ -141,6 +172,7 @@ def _unicode_break(ctx: Context) -> Writing:
     expects="refused as ambiguous under the strict policy (one action per turn); where the"
             " format runs parallel calls, the first call runs",
     breaks=("classic-bracket", "classic-unanchored", "classic-action-input"),
+    advice=Advice(ONE_STEP),
 )
 def _second_action(ctx: Context) -> Writing:
     intent = ctx.call(lambda t: single_arg_ok(ctx.fmt, t))
@@ -162,6 +194,7 @@ def _second_action(ctx: Context) -> Writing:
     expects="refused as ambiguous under the strict policy",
     applies=lambda f: f.labels.answer is not None,
     breaks=("classic-bracket", "classic-unanchored", "classic-action-input"),
+    advice=Advice(ONE_STEP),
 )
 def _answer_and_action(ctx: Context) -> Writing:
     intent = ctx.call(lambda t: single_arg_ok(ctx.fmt, t))
@@ -182,6 +215,10 @@ def _answer_and_action(ctx: Context) -> Writing:
     why="the answer quotes an action; an unanchored parser runs it",
     expects="the intended answer, or refused",
     breaks=("classic-unanchored",),
+    advice=Advice(
+        "Once the answer label is found, take the rest of the completion as the answer and never"
+        " look for an action inside it.",
+        ANCHOR),
 )
 def _label_in_answer(ctx: Context) -> Writing:
     other = ctx.call(lambda t: single_arg_ok(ctx.fmt, t) and bool(t.required_names),

@@ -14,6 +14,7 @@ from typing import Any
 from hypothesis import assume
 from hypothesis import strategies as st
 
+from ...fixes import CALL_SHAPE, JSON_FIELD, STRICT_JSON, UNWRAP, Advice
 from ...formats import Format
 from ...model import Call
 from ...oracle import Expectation
@@ -39,6 +40,7 @@ def _blob(ctx: Context, call: Call) -> tuple[str, int, int, dict[str, Any]]:
     expects="refused (malformed-arg / missing-arg / extra-arg / unparseable)",
     applies=lambda f: f.family.json_arguments,
     breaks_none_because="no classic regex design reads JSON arguments",
+    advice=Advice(UNWRAP, checks={"no-crash": UNWRAP}),
 )
 def _nested(ctx: Context) -> Writing:
     base = ctx.call(lambda t: bool(t.required_names), optional=False)
@@ -65,6 +67,7 @@ def _nested(ctx: Context) -> Writing:
     expects="the intended call, or refused (unparseable)",
     applies=lambda f: f.family.json_arguments,
     breaks_none_because="no classic regex design reads JSON arguments",
+    advice=Advice(STRICT_JSON, checks={"no-crash": STRICT_JSON}),
 )
 def _comment(ctx: Context) -> Writing:
     base = ctx.call(lambda t: bool(t.required_names), optional=False)
@@ -86,6 +89,10 @@ def _comment(ctx: Context) -> Writing:
     expects="refused (unparseable / ambiguous), or the intended call",
     applies=lambda f: f.family.json_arguments,
     breaks_none_because="no classic regex design reads JSON arguments",
+    advice=Advice(
+        "Decode the JSON value before looking for labels, so a line break and a label inside a"
+        " JSON string stay inside the string.",
+        JSON_FIELD),
 )
 def _label_in_string(ctx: Context) -> Writing:
     base, name = free_call(ctx, lambda t: len(t.required_names) >= 1, optional=False)
@@ -157,6 +164,7 @@ def drifted(call: dict[str, Any], shape: str, tool_key: str, args_key: str,
     applies=lambda f: call_object_keys(f) is not None,
     needs="calls written as a JSON object of a tool key and an arguments key",
     breaks_none_because="no classic regex design reads a JSON call object",
+    advice=Advice(CALL_SHAPE),
 )
 def _call_shape(ctx: Context) -> Writing:
     keys = call_object_keys(ctx.fmt)
@@ -189,6 +197,11 @@ def _call_shape(ctx: Context) -> Writing:
     expects="refused, or the intended call with the value bound to the tool's one parameter",
     applies=lambda f: f.family.json_arguments,
     breaks_none_because="no classic regex design reads JSON arguments",
+    advice=Advice(
+        "Check that the decoded arguments are an object before taking their keys, and refuse"
+        " anything else (or bind it to the tool's one parameter on purpose).",
+        "Refuse arguments that are no JSON object with a message the model can act on, or bind a"
+        " lone value to the tool's one parameter; never raise."),
 )
 def _scalar_args(ctx: Context) -> Writing:
     base, name = free_call(ctx, lambda t: len(t.required_names) == 1, optional=False)

@@ -7,6 +7,7 @@ import re
 from hypothesis import assume
 from hypothesis import strategies as st
 
+from ...fixes import CASE, CRLF, LINES, SPACING, STRIP_MARKUP, Advice
 from ...model import Intent
 from ...oracle import Expectation
 from ...render import render
@@ -35,6 +36,7 @@ def _variant(intent: Intent, new: str) -> Writing:
     applies=writes_label("action"), needs="an action label the format writes at a line start",
     breaks_none_because="every classic regex is case-sensitive: the variant costs a retry, "
     "not a wrong call",
+    advice=Advice(CASE),
 )
 def _case(ctx: Context) -> Writing:
     intent = ctx.call(lambda t: single_arg_ok(ctx.fmt, t))
@@ -54,6 +56,7 @@ def _case(ctx: Context) -> Writing:
     applies=writes_label("action"), needs="an action label the format writes at a line start",
     breaks_none_because="the classic patterns allow any spacing after the colon and refuse a "
     "space before it",
+    advice=Advice(SPACING),
 )
 def _spacing(ctx: Context) -> Writing:
     intent = ctx.call(lambda t: single_arg_ok(ctx.fmt, t))
@@ -74,6 +77,10 @@ def _spacing(ctx: Context) -> Writing:
     expects="the intended call, or refused (unparseable)",
     applies=writes_label(), needs="labels the format writes at line starts",
     breaks_none_because="classic regexes either require the exact label or refuse",
+    advice=Advice(
+        "Accept a label number (`Action 1:`) in one pattern for every label, or refuse it with a"
+        " reason, consistently.",
+        "Allow an optional number after each label (`^Action(?: \\d+)?:`)."),
 )
 def _numbering(ctx: Context) -> Writing:
     intent = ctx.call(lambda t: single_arg_ok(ctx.fmt, t))
@@ -92,6 +99,7 @@ def _numbering(ctx: Context) -> Writing:
     why="chat models format their answers; the label is no longer at column 1",
     expects="the intended call, or refused (unparseable)",
     breaks=("classic-action-input",),
+    advice=Advice(STRIP_MARKUP),
 )
 def _markdown(ctx: Context) -> Writing:
     intent = ctx.call(lambda t: single_arg_ok(ctx.fmt, t))
@@ -111,6 +119,11 @@ def _markdown(ctx: Context) -> Writing:
     expects="the intended call, or refused (unparseable)",
     breaks_none_because="anchored classic regexes refuse an indented label; the unanchored one "
     "runs it as meant",
+    advice=Advice(
+        "Strip leading spaces before matching a label (or allow `^\\s*Action:`) the same way for"
+        " every label.",
+        "Strip leading spaces before matching a label; a prompt ending in `Thought:` makes every"
+        " completion start with one."),
 )
 def _leading_space(ctx: Context) -> Writing:
     intent = ctx.call(lambda t: single_arg_ok(ctx.fmt, t))
@@ -132,6 +145,7 @@ def _leading_space(ctx: Context) -> Writing:
     why="clients on Windows or behind proxies add `\\r`; a `$` before `\\r` fails",
     expects="the intended call (the formats accept CRLF)",
     breaks_none_because="the classic patterns end in `\\s*$` or strip, which swallow the `\\r`",
+    advice=Advice(CRLF),
 )
 def _crlf(ctx: Context) -> Writing:
     intent = ctx.call(lambda t: single_arg_ok(ctx.fmt, t))
@@ -146,6 +160,7 @@ def _crlf(ctx: Context) -> Writing:
     expects="the intended call, or refused (unparseable)",
     applies=writes_label("action"), needs="an action label the format writes at a line start",
     breaks_none_because="classic regexes see no action line and refuse; none runs another call",
+    advice=Advice(LINES),
 )
 def _odd_break(ctx: Context) -> Writing:
     intent = ctx.call(lambda t: single_arg_ok(ctx.fmt, t))

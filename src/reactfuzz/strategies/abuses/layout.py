@@ -16,6 +16,7 @@ from functools import lru_cache
 from hypothesis import assume
 from hypothesis import strategies as st
 
+from ...fixes import MULTILINE_ARG, Advice
 from ...formats import Format
 from ...grammars import grammar_parse
 from ...model import FinalAnswer, Intent
@@ -52,6 +53,7 @@ def _has_outer_value(fmt: Format) -> bool:
     expects="the intended call",
     applies=_has_outer_value,
     breaks_none_because="no classic regex design reads a JSON action",
+    advice=Advice(MULTILINE_ARG),
 )
 def _pretty_action(ctx: Context) -> Writing:
     base = ctx.call(lambda t: bool(t.required_names), optional=False)
@@ -81,6 +83,11 @@ _MOVES = ("no-thought", "value-on-next-line", "blank-line-before")
     expects="the intended call or answer",
     applies=writes_label("action", "action_input", "answer"),
     breaks=("classic-unanchored",),
+    advice=Advice(
+        "Read each label's value from the label to the next label line, a line break after the"
+        " label included, and do not require a thought before the action.",
+        "Allow a line break after a label, blank lines between blocks and a completion with no"
+        " thought, as the format does; refusing them drops valid calls."),
 )
 def _part_moved(ctx: Context) -> Writing:
     intent: Intent = (ctx.call() if ctx.draw(st.booleans())

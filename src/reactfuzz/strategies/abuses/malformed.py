@@ -7,6 +7,7 @@ import re
 from hypothesis import assume
 from hypothesis import strategies as st
 
+from ...fixes import BIND, NO_TRAILING, SCHEMA, STRICT_JSON, WHOLE_TEXT, Advice
 from ...model import Call
 from ...oracle import Expectation
 from ...render import encode_text
@@ -30,6 +31,11 @@ from ._parts import args_object, with_json
     why="regex parsers pass text through; only a schema knows 'last July' is not a date",
     expects="refused as malformed-arg",
     breaks=("classic-bracket", "classic-unanchored", "classic-action-input"),
+    advice=Advice(
+        SCHEMA,
+        "Validate the value against the schema rather than refusing it by its text shape; a"
+        " value the schema accepts must run.",
+        checks={"no-crash": BIND}),
 )
 def _wrong_type(ctx: Context) -> Writing:
     base = ctx.call(lambda t: bool(typed_params(t)) and single_arg_ok(ctx.fmt, t), optional=False)
@@ -51,6 +57,10 @@ def _wrong_type(ctx: Context) -> Writing:
     expects="the intended call, or refused (unparseable)",
     applies=lambda f: f.family.open is not None,
     breaks=("classic-bracket", "classic-unanchored"),
+    advice=Advice(
+        "Refuse an argument list whose brackets do not balance instead of a greedy `(.*)\\]`"
+        " reading up to the last bracket on the line.",
+        NO_TRAILING),
 )
 def _unbalanced_bracket(ctx: Context) -> Writing:
     intent = ctx.call(lambda t: bool(t.required_names) and single_arg_ok(ctx.fmt, t),
@@ -82,6 +92,10 @@ def _unbalanced_bracket(ctx: Context) -> Writing:
     why="parsers that do not quote pass the stray quote on as part of the value",
     expects="the intended call, or refused (unparseable / malformed-arg)",
     breaks=("classic-bracket", "classic-unanchored"),
+    advice=Advice(
+        "Decode quoted arguments with a real decoder (`json.loads` on the value) and refuse a"
+        " quote that never closes, instead of passing it on inside the value.",
+        WHOLE_TEXT),
 )
 def _unbalanced_quote(ctx: Context) -> Writing:
     intent = ctx.call(lambda t: bool(free_params(t)) and single_arg_ok(ctx.fmt, t),
@@ -110,6 +124,11 @@ def _unbalanced_quote(ctx: Context) -> Writing:
     expects="what the schema says of an empty value: run it, or refuse",
     applies=multi_arg,
     breaks=("classic-bracket", "classic-unanchored"),
+    advice=Advice(
+        SCHEMA,
+        "Run an empty value when the schema allows one (an optional string may be empty); refuse"
+        " it only by the schema.",
+        checks={"no-crash": BIND}),
 )
 def _empty(ctx: Context) -> Writing:
     base = ctx.call(lambda t: bool(t.required_names), optional=False)
@@ -124,6 +143,10 @@ def _empty(ctx: Context) -> Writing:
     why="an unanchored or greedy regex keeps going to the last `]` on the line",
     expects="the intended call, or refused (unparseable)",
     breaks=("classic-bracket", "classic-unanchored", "classic-action-input"),
+    advice=Advice(
+        NO_TRAILING,
+        "Allow trailing spaces after the action, and refuse other text with a reason the model"
+        " can act on."),
 )
 def _trailing_text(ctx: Context) -> Writing:
     intent = ctx.call(lambda t: single_arg_ok(ctx.fmt, t), optional=False)
@@ -142,6 +165,10 @@ def _trailing_text(ctx: Context) -> Writing:
     expects="the intended call, or refused (unparseable)",
     applies=lambda f: f.family.json_arguments,
     breaks_none_because="no classic regex design reads JSON arguments",
+    advice=Advice(
+        STRICT_JSON,
+        "Decode valid JSON arguments with `json.loads` as written, without a stricter pre-check.",
+        checks={"no-crash": STRICT_JSON}),
 )
 def _invalid_json(ctx: Context) -> Writing:
     intent = ctx.call(lambda t: bool(t.required_names), optional=False)

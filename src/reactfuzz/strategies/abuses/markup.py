@@ -11,6 +11,7 @@ from __future__ import annotations
 from hypothesis import assume
 from hypothesis import strategies as st
 
+from ...fixes import MULTILINE_ARG, NAMES, STRIP_MARKUP, Advice
 from ...model import Call
 from ...oracle import Expectation
 from ..catalogue import (
@@ -58,6 +59,7 @@ def _wrap_part(ctx: Context, text: str, part: str) -> str:
     expects="the intended call, or refused (unparseable / unknown-tool)",
     applies=writes_label("action"), needs="an action label the format writes at a line start",
     breaks=("classic-bracket", "classic-unanchored", "classic-action-input"),
+    advice=Advice(STRIP_MARKUP, checks={"no-crash": NAMES}),
 )
 def _emphasis(ctx: Context) -> Writing:
     intent = ctx.call(lambda t: single_arg_ok(ctx.fmt, t))
@@ -73,6 +75,12 @@ def _emphasis(ctx: Context) -> Writing:
     expects="the intended call, or refused; a call with the markup kept is the format's "
     "reading (a protocol note)",
     breaks_none_because="the classic designs keep the markup, as the format's grammar does",
+    advice=Advice(
+        "Strip markdown emphasis around a whole argument (`**Paris**`) or refuse it; never run"
+        " the tool with the markup as data.",
+        STRIP_MARKUP,
+        protocol="The format reads markup around an argument as data: tell the model to write"
+                 " arguments without markdown, or strip emphasis before validating."),
 )
 def _argument(ctx: Context) -> Writing:
     base, name = free_call(ctx)
@@ -93,6 +101,7 @@ def _argument(ctx: Context) -> Writing:
     applies=writes_label("action"), needs="an action label the format writes at a line start",
     breaks_none_because="the anchored classic patterns see no action line and refuse; the "
     "unanchored one runs the action as meant",
+    advice=Advice(STRIP_MARKUP),
 )
 def _block(ctx: Context) -> Writing:
     intent = ctx.call(lambda t: single_arg_ok(ctx.fmt, t))
@@ -125,6 +134,7 @@ def _block(ctx: Context) -> Writing:
     expects="the intended call (the whole text), or refused where the format cannot carry "
     "a line break",
     breaks=("classic-action-input",),
+    advice=Advice(MULTILINE_ARG),
 )
 def _multiline(ctx: Context) -> Writing:
     if ctx.fmt.family.json_arguments:

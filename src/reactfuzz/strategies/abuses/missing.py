@@ -7,6 +7,7 @@ from functools import lru_cache
 
 from hypothesis import strategies as st
 
+from ...fixes import BIND, CALL_SHAPE, Advice
 from ...formats import Format
 from ...model import Call
 from ...oracle import Expectation
@@ -27,6 +28,11 @@ from ._parts import PROBE, args_object, outer_value, with_json
     why="the classic loop calls fn(*args): TypeError kills it, or the others shift position",
     expects="refused as missing-arg (positional text may also read as malformed)",
     breaks=("classic-bracket", "classic-unanchored", "classic-action-input"),
+    advice=Advice(
+        BIND,
+        "Let the schema decide: an omitted optional argument takes its default and the call"
+        " runs.",
+        checks={"no-crash": BIND}),
 )
 def _arg_dropped(ctx: Context) -> Writing:
     base = ctx.call(lambda t: len(t.required_names) >= 1, optional=False)
@@ -44,6 +50,11 @@ def _arg_dropped(ctx: Context) -> Writing:
     expects="refused as missing-arg",
     applies=multi_arg,
     breaks=("classic-bracket", "classic-unanchored"),
+    advice=Advice(
+        BIND,
+        "Read `name[]` as a call with no arguments and let the schema decide whether that is"
+        " enough.",
+        checks={"no-crash": BIND}),
 )
 def _empty_brackets(ctx: Context) -> Writing:
     base = ctx.call(lambda t: len(t.required_names) >= 1, optional=False)
@@ -58,6 +69,11 @@ def _empty_brackets(ctx: Context) -> Writing:
     expects="refused (unparseable / missing-arg)",
     applies=lambda f: f.family.input_role is not None,
     breaks_none_because="classic-action-input finds no Action/Action Input pair and refuses",
+    advice=Advice(
+        "Refuse an action without its `Action Input:` line (or with an empty one when the tool"
+        " needs an argument) instead of running the tool with no input.",
+        "Accept the `Action Input:` line with the spacing and case the format allows.",
+        checks={"no-crash": BIND}),
 )
 def _no_action_input(ctx: Context) -> Writing:
     base = ctx.call(lambda t: len(t.required_names) == 1, optional=False)
@@ -90,6 +106,11 @@ def closing_mark(fmt: Format) -> str | None:
     applies=lambda f: closing_mark(f) is not None,
     needs="a closing tag or fence after each call",
     breaks_none_because="the classic formats close a call with a bracket, not a tag",
+    advice=Advice(
+        "Read a call whose closing tag or fence is missing at the end of the message (decode the"
+        " JSON after the opening tag, whatever its spacing) or refuse it with a reason; never"
+        " show the raw call to the user as the answer.",
+        CALL_SHAPE),
 )
 def _close_tag(ctx: Context) -> Writing:
     base = ctx.call()

@@ -10,6 +10,7 @@ from __future__ import annotations
 from hypothesis import assume
 from hypothesis import strategies as st
 
+from ...fixes import NAMES, Advice
 from ...formats import BUILTIN_FORMATS
 from ...model import Call
 from ...oracle import Expectation
@@ -45,6 +46,7 @@ def _answer_words(ctx: Context) -> list[str]:
     "prefix-stripping, closest match) runs a tool the model did not name",
     expects="refused as unknown-tool (or unparseable where the name is not a word)",
     breaks=("classic-bracket", "classic-unanchored", "classic-action-input"),
+    advice=Advice(NAMES, checks={"no-crash": NAMES}),
 )
 def _unknown(ctx: Context) -> Writing:
     base = ctx.call(lambda t: single_arg_ok(ctx.fmt, t))
@@ -69,6 +71,11 @@ def _unknown(ctx: Context) -> Writing:
     "model passed to a tool that does not exist; `tools[name]` dies with KeyError",
     expects="refused as unknown-tool",
     breaks=("classic-bracket", "classic-unanchored", "classic-action-input"),
+    advice=Advice(
+        "Treat only the format's own answer form as the answer; an action named like the answer"
+        " word is an unknown tool to refuse, not the end of the run.",
+        NAMES,
+        checks={"no-crash": NAMES}),
 )
 def _answer_word(ctx: Context) -> Writing:
     base = ctx.call(lambda t: single_arg_ok(ctx.fmt, t) and len(t.required_names) == 1,

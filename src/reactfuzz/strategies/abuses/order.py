@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from hypothesis import strategies as st
 
+from ...fixes import ONE_STEP, Advice
 from ...model import FinalAnswer
 from ...oracle import Expectation
 from ...render import render
@@ -20,6 +21,7 @@ from ..catalogue import Context, Writing, register_abuse, single_arg_ok
     # where an answer is unmarked text (tag formats), answer + action is thought + action
     applies=lambda f: f.labels.answer is not None or f.finish_action is not None,
     breaks=("classic-bracket", "classic-unanchored", "classic-action-input"),
+    advice=Advice(ONE_STEP),
 )
 def _answer_and_action(ctx: Context) -> Writing:
     intent = ctx.call(lambda t: single_arg_ok(ctx.fmt, t))

@@ -13,6 +13,7 @@ from __future__ import annotations
 from hypothesis import assume
 from hypothesis import strategies as st
 
+from ...fixes import ANSWER_TEXT, BRACE_PROSE, EMPTY_TEXT, JSON_FAMILIES, JSON_FIELD, Advice
 from ...model import FinalAnswer, Intent
 from ...oracle import Expectation
 from ..catalogue import ANY_REFUSAL, Context, Writing, register_abuse, single_arg_ok
@@ -43,6 +44,7 @@ def _braces(ctx: Context) -> tuple[str, ...]:
     applies=lambda f: bool(f.family.open or f.family.close),
     breaks_none_because="the classic action regexes read one line; a bracket on another "
     "line never joins the action",
+    advice=Advice(BRACE_PROSE, family={f: JSON_FIELD for f in JSON_FAMILIES}),
 )
 def _lone_brace(ctx: Context) -> Writing:
     intent = ctx.call(lambda t: single_arg_ok(ctx.fmt, t))
@@ -65,6 +67,7 @@ def _lone_brace(ctx: Context) -> Writing:
     expects="the answer, or refused (unparseable); never the text with the label",
     applies=lambda f: f.labels.answer is None and f.finish_action is not None,
     breaks_none_because="the classic designs' formats have an answer label",
+    advice=Advice(ANSWER_TEXT),
 )
 def _plain_answer(ctx: Context) -> Writing:
     answer = FinalAnswer(ctx.draw(st.sampled_from(["done", "the refund was issued"])))
@@ -86,6 +89,7 @@ def _plain_answer(ctx: Context) -> Writing:
     "refused",
     applies=lambda f: bool(f.stop),
     breaks_none_because="the classic loop refuses an empty completion",
+    advice=Advice(EMPTY_TEXT),
 )
 def _opens_with_stop(ctx: Context) -> Writing:
     intent = _intent(ctx)

@@ -13,6 +13,7 @@ import json
 from hypothesis import assume
 from hypothesis import strategies as st
 
+from ...fixes import WHOLE_TEXT, Advice
 from ...model import Call
 from ..catalogue import Context, Writing, register_abuse
 from ..values import validates
@@ -30,6 +31,10 @@ TYPOGRAPHIC = (("\u201c", "\u201d"), ("\u2018", "\u2019"), ("\u00ab", "\u00bb"))
     expects="the intended call, without the quotes",
     applies=lambda f: f.family.quote is not None and not f.family.named_args,
     breaks=("classic-bracket", "classic-unanchored"),
+    advice=Advice(
+        "Decode a quoted argument as its value (`\"Paris\"` means Paris) instead of running the"
+        " tool with the quotes kept.",
+        WHOLE_TEXT),
 )
 def _wrapped(ctx: Context) -> Writing:
     base, name = free_call(ctx)
@@ -50,6 +55,7 @@ def _wrapped(ctx: Context) -> Writing:
     expects="the text as written, or refused where the format needs quoting for it",
     breaks_none_because="the classic regexes keep every character between the brackets or "
     "after the input label",
+    advice=Advice(WHOLE_TEXT),
 )
 def _content(ctx: Context) -> Writing:
     base, name = free_call(ctx)

@@ -18,6 +18,7 @@ from functools import lru_cache
 from hypothesis import assume
 from hypothesis import strategies as st
 
+from ...fixes import ANCHOR, LINEAR, Advice
 from ...formats import Format, label_pattern
 from ...limits import TIME_RUN
 from ...model import Call, FinalAnswer, Intent
@@ -74,6 +75,9 @@ def _label_words(ctx: Context) -> list[str]:
     "character; only a long thought shows the cost",
     expects="the intended call",
     breaks_none_because="the classic regexes read a long thought in linear time and ignore it",
+    advice=Advice(
+        LINEAR,
+        "Read a thought of any length: no length cap or line limit before the action label."),
 )
 def _long_thought(ctx: Context) -> Writing:
     intent = ctx.call(lambda t: single_arg_ok(ctx.fmt, t))
@@ -92,6 +96,10 @@ def _long_thought(ctx: Context) -> Writing:
     expects="the intended call",
     breaks_none_because="the classic argument groups are `(.*)` and `(.+)`: linear, and "
     "they keep the long value as written",
+    advice=Advice(
+        LINEAR,
+        "Read an argument of any length, spaces and punctuation included, as the format writes"
+        " it."),
 )
 def _long_argument(ctx: Context) -> Writing:
     # one free-text argument and nothing else: the run is all the action holds
@@ -114,6 +122,10 @@ def _long_argument(ctx: Context) -> Writing:
     applies=writes_label("action"), needs="an action label the format writes at a line start",
     breaks_none_because="the classic patterns end in `\\s*$` or strip, which take a run of "
     "whitespace in linear time; a run they cannot read is refused",
+    advice=Advice(
+        LINEAR,
+        "Allow blank lines and trailing spaces around the action (strip each line's end before"
+        " matching)."),
 )
 def _long_run(ctx: Context) -> Writing:
     intent = ctx.call(lambda t: single_arg_ok(ctx.fmt, t))
@@ -166,6 +178,12 @@ def call_start(fmt: Format, tool: str, params: tuple[str, ...]) -> str:
     needs="a thought to write the repeats in",
     breaks_none_because="the classic regexes anchor the action at a line start or match "
     "it once from the first label: linear in the thought",
+    advice=Advice(
+        "Find the action at a line start, once, and read it to its own end (a JSON decoder on"
+        " the call, not `Label:[^[]*\\[(.*)\\]` or `<tag>(.*?)</tag>` tried from every opening"
+        " in the text): an unclosed start quoted in a thought is then text, and the time stays"
+        " linear.",
+        ANCHOR),
 )
 def _repeated_call_start(ctx: Context) -> Writing:
     intent: Intent = ctx.call(lambda t: single_arg_ok(ctx.fmt, t))
@@ -220,6 +238,11 @@ def unclosed_call(fmt: Format, n: int, *, thought: bool) -> str:
                                                                            thought=False)),
     breaks_none_because="the classic regexes match an argument list with one lazy or greedy "
     "group: linear or quadratic in its length, never exponential",
+    advice=Advice(
+        "Match one argument at a time with a pattern that cannot match the separator (no `.*`"
+        " inside a repeated group), or parse the call with a grammar or `ast`: an unclosed call"
+        " must fail in linear time.",
+        LINEAR),
 )
 def _unclosed_argument_run(ctx: Context) -> Writing:
     n = max(2, min(run_length(ctx), 4096))
@@ -247,6 +270,11 @@ def _unclosed_argument_run(ctx: Context) -> Writing:
     "breaks the label itself; the time is what counts",
     applies=writes_label("action"), needs="an action label the format writes at a line start",
     breaks_none_because="the classic patterns put one quantifier where the run is: linear",
+    advice=Advice(
+        "Write each label as one literal with one quantifier where spacing may vary (`Action["
+        " \\t]*:`, not `Action\\s*\\d*\\s*:`), or parse with a grammar: a run of spaces inside a"
+        " label must fail in linear time.",
+        LINEAR),
 )
 def _label_gap_run(ctx: Context) -> Writing:
     intent: Intent = ctx.call(lambda t: single_arg_ok(ctx.fmt, t))

@@ -12,6 +12,7 @@ from __future__ import annotations
 from hypothesis import assume
 from hypothesis import strategies as st
 
+from ...fixes import PARTIAL_STOP, STOP, Advice
 from ...llm import apply_stop
 from ...model import FinalAnswer
 from ...oracle import Expectation
@@ -51,6 +52,7 @@ def _other_stops(ctx: Context) -> list[tuple[str, ...]]:
     "answer",
     breaks=("classic-bracket", "classic-action-input"),
     no_stop=True,
+    advice=Advice(STOP, protocol=STOP),
 )
 def _other_stop(ctx: Context) -> Writing:
     intent = ctx.call(lambda t: single_arg_ok(ctx.fmt, t))
@@ -73,6 +75,7 @@ def _other_stop(ctx: Context) -> Writing:
     breaks_none_because="the classic action groups stop at the end of the line, before the "
     "partial label",
     no_stop=True,
+    advice=Advice(PARTIAL_STOP),
 )
 def _partial(ctx: Context) -> Writing:
     intent = ctx.call(lambda t: single_arg_ok(ctx.fmt, t))
@@ -94,6 +97,10 @@ def _partial(ctx: Context) -> Writing:
     "reaches the parser",
     expects="the intended call, or refused; never the fabricated answer",
     breaks=("classic-action-input",),
+    advice=Advice(
+        "End the action input at the first line that starts with the observation label and send"
+        " the stop list, so a fabricated result never becomes tool input.",
+        STOP),
 )
 def _observation_in_input(ctx: Context) -> Writing:
     intent = ctx.call(lambda t: single_arg_ok(ctx.fmt, t))

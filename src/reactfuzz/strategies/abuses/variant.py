@@ -13,6 +13,7 @@ from collections.abc import Callable
 from hypothesis import assume
 from hypothesis import strategies as st
 
+from ...fixes import CASE, SPACING, Advice
 from ...formats import label_pattern
 from ...model import FinalAnswer, Intent
 from ...oracle import Expectation
@@ -61,6 +62,7 @@ def _vary(ctx: Context, text: str, new: Callable[[re.Match[str]], str]) -> str:
     expects="the intended call or answer, or refused (unparseable)",
     applies=writes_label(), needs="labels the format writes at line starts",
     breaks_none_because="every classic pattern is case-sensitive: a variant costs a retry",
+    advice=Advice(CASE),
 )
 def _case(ctx: Context) -> Writing:
     intent = _intent(ctx)
@@ -84,6 +86,7 @@ def _case(ctx: Context) -> Writing:
     applies=writes_label(), needs="labels the format writes at line starts",
     breaks_none_because="the classic patterns allow any spacing after the colon and refuse "
     "the other variants",
+    advice=Advice(SPACING),
 )
 def _spacing(ctx: Context) -> Writing:
     intent = _intent(ctx)
