@@ -245,9 +245,9 @@ def _describe_terminal(name: str, fmt: Format) -> str:
     if role is not None:
         word = getattr(fmt.labels, role)
         return f"'{word} N:'" if fmt.numbered and role != "action_input" else f"'{word}:'"
-    own = fmt.grammar is not None and Path(fmt.grammar).is_absolute()
-    if name in _TERMINAL_NAMES and not (own and name in _user_terminals(fmt)):
+    if name in _TERMINAL_NAMES:  # the built-in names (a copy of a built-in reads alike)
         return _TERMINAL_NAMES[name]
+    own = fmt.grammar is not None and Path(fmt.grammar).is_absolute()
     pattern = _literal_of(name, fmt)
     if pattern is not None:  # a string terminal, named or written in a rule: the string
         return repr(pattern)
