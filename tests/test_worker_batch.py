@@ -79,17 +79,20 @@ def test_run_many_of_an_in_process_target_is_run_on_each() -> None:
             _same(target.run(t)) for t in texts]
 
 
+BROKEN = (  # a classic regex parser: an answer label anywhere wins, a crash on no action
+    "import re\n"
+    "def parse(text):\n"
+    "    m = re.search(r'Answer:(.*)', text, re.S)\n"
+    "    if m:\n"
+    "    return ('final', m.group(1).strip())\n"
+    "    m = re.search(r'Action: (\\w+)\\[(.*)\\]', text, re.S)\n"
+    "    return ('action', (m.group(1), m.group(2)))\n"
+)
+
+
 def test_batched_exploration_is_the_serial_run(agent_dir: Path) -> None:
     """A broken user parser explored with batches finds exactly what one-at-a-time finds."""
-    (agent_dir / "broken.py").write_text(
-        "import re\n"
-        "def parse(text):\n"
-        "    m = re.search(r'Answer:(.*)', text, re.S)\n"
-        "    if m:\n"
-        "        return ('final', m.group(1).strip())\n"
-        "    m = re.search(r'Action: (\\w+)\\[(.*)\\]', text, re.S)\n"
-        "    return ('action', (m.group(1), m.group(2)))\n"
-    )
+    (agent_dir / "broken.py").write_text(BROKEN)
     cfg = ExploreConfig(target="broken:parse", scenarios=300, seed=3, pool_per_operator=2,
                         abuses=["injected.answer-label-in-thought", "malformed.empty"],
                         shrink_examples=10, cwd=str(agent_dir))
@@ -105,15 +108,7 @@ def test_a_user_target_explores_over_two_workers_from_one_pool(agent_dir: Path) 
     could not), and both draw from the one pool built before they forked."""
     from reactfuzz.explore import explore_parallel
 
-    (agent_dir / "broken2.py").write_text(
-        "import re\n"
-        "def parse(text):\n"
-        "    m = re.search(r'Answer:(.*)', text, re.S)\n"
-        "    if m:\n"
-        "        return ('final', m.group(1).strip())\n"
-        "    m = re.search(r'Action: (\\w+)\\[(.*)\\]', text, re.S)\n"
-        "    return ('action', (m.group(1), m.group(2)))\n"
-    )
+    (agent_dir / "broken2.py").write_text(BROKEN)
     cfg = ExploreConfig(target="broken2:parse", scenarios=200, seed=3, pool_per_operator=2,
                         abuses=["injected.answer-label-in-thought", "malformed.empty"],
                         shrink_budget=0.0, cwd=str(agent_dir))
