@@ -84,7 +84,7 @@ BROKEN = (  # a classic regex parser: an answer label anywhere wins, a crash on 
     "def parse(text):\n"
     "    m = re.search(r'Answer:(.*)', text, re.S)\n"
     "    if m:\n"
-    "    return ('final', m.group(1).strip())\n"
+    "        return ('final', m.group(1).strip())\n"
     "    m = re.search(r'Action: (\\w+)\\[(.*)\\]', text, re.S)\n"
     "    return ('action', (m.group(1), m.group(2)))\n"
 )
