@@ -83,16 +83,21 @@ def test_a_mutation_parsed_like_an_earlier_one_is_judged_as_it_was(monkeypatch) 
     assert len(set(keys)) == len(keys) and cached.failing > 10 * len(keys)  # a bug, a finding
 
 
-def test_mutation_slots_are_every_offset_inside_the_thought() -> None:
+def test_mutation_slots_are_inside_the_thought_the_grammar_reads() -> None:
+    """Pieces go inside the thought's text only: not in a label, not in a call a tag
+    format writes without a label line, and nowhere in a text the grammar refuses."""
     from reactfuzz.engine.explore import _Slots, _thought_slots
     from reactfuzz.formats import get_format
 
     fmt = get_format("bracket")
     text = "Thought: a b\nx\nmore thought\nAction: search[q]"
-    want = [s for s in range(len(text)) if s < text.index("Action")
-            and s not in (0, 13, 14, 15) and text[s - 1] != "\n"]
-    assert _thought_slots(text, fmt) == want
+    assert _thought_slots(text, fmt) == [*range(10, 13), 14, *range(16, 28)]
     assert _Slots("Action: search[q]", fmt).total == 0
+    assert _Slots("Thought: a\nAction: search[q", fmt).total == 0  # refused: no thought
+    tag = get_format("tool-call")
+    text = 'I will look.\n<tool_call>\n{"name": "search", "arguments": {"query": "q"}}\n</tool_call>'
+    slots = _thought_slots(text, tag)
+    assert slots and max(slots) <= text.index("\n<tool_call>")
 
 
 def test_mutated_findings_are_shrunk_to_the_piece_that_matters() -> None:

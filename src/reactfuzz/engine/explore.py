@@ -177,28 +177,39 @@ def build_pool(registry: ToolRegistry, fmt: Format, abuses: list[str], per_opera
 
 
 class _Slots:
-    """Where pieces may go in one base's text: the offsets strictly inside its thought lines
-    (never at a line start, never in the action), kept as runs so that the n-th one is
-    found without a list of them all (a 16 kB base has 16,000), computed once per base."""
+    """Where pieces may go in one base's text: inside the lines of the thought the format's
+    grammar reads (after a line's first character, up to its end), never in a label, the
+    action or the answer; none when the grammar refuses the base (there is no thought to
+    tell from the call then) or the base is long. Kept as runs, so that the n-th offset is
+    found without a list of them all; computed once per base."""
 
     __slots__ = ("ends", "starts", "total")
 
     def __init__(self, text: str, fmt: Format) -> None:
-        # the first line that starts with the action, answer or input label's word
-        label = fmt.line_start_re("action", "answer", "action_input", number=False,
-                                  colon=False).search(text)
-        end = label.start() if label is not None else len(text)
         self.starts: list[int] = []
         self.ends: list[int] = []  # how many offsets the runs up to this one hold
         self.total = 0
+        if len(text) > TRACE_MAX_CHARS:
+            return
+        step = grammar_parse(text, fmt)
+        if step.invalid is not None:
+            return
+        # the thought's lines where the completion holds them, in order, before the
+        # first line that starts with the action, answer or input label's word
+        label = fmt.line_start_re("action", "answer", "action_input", number=False,
+                                  colon=False).search(text)
+        end = label.start() if label is not None else len(text)
         pos = 0
-        for line in text[:end].split("\n"):
-            first, last = pos + 1, min(pos + len(line), end - 1)
-            if len(line) > 1 and last >= first:
+        for line in (x.strip() for x in step.thought.split("\n")):
+            at = text.find(line, pos, end) if line else -1
+            if at < 0:
+                continue
+            first, last = at + 1, min(at + len(line), end - 1)
+            if last >= first:
                 self.starts.append(first)
                 self.total += last - first + 1
                 self.ends.append(self.total)
-            pos += len(line) + 1
+            pos = at + len(line)
 
     def at(self, n: int) -> int:
         """The ``n``-th offset (0-based, ``n < total``)."""
