@@ -355,9 +355,19 @@ def explore(config: ExploreConfig, emit: EventSink | None = None,
         judged: dict[tuple[int, Hashable], tuple[str, str] | None] = {}
         slots: dict[int, _Slots] = {}
         slow = GROWTH_FLOOR * config.time_limit
+        # bases whose parse (or a mutation's) was slow: the time check has its candidate,
+        # and more of them would spend the run at the time limit (a backtracking parser)
+        slow_bases: set[int] = set()
+        ran = 0
         t1, c1 = time.perf_counter(), time.thread_time()
         batch = max(1, config.batch)
         for first in range(0, config.scenarios, batch):
+            if slow_bases:
+                pool = [b for b in pool if id(b) not in slow_bases]
+                favoured = [f for f in favoured if id(f[0]) not in slow_bases]
+                slow_bases.clear()
+                if not pool:
+                    break
             drawn = []
             for _ in range(min(batch, config.scenarios - first)):
                 if config.guided and favoured and rng.random() < 0.5:
@@ -385,7 +395,10 @@ def explore(config: ExploreConfig, emit: EventSink | None = None,
                     # a base that reached new lines on its own is a stepping stone too:
                     # kept, no later mutation of another base reaching the same lines is
                     favoured.append((base, inserts))
+                ran += 1
                 fp = _fingerprint(res, slow)
+                if res.timed_out or res.elapsed >= slow:
+                    slow_bases.add(id(base))
                 key = None if fp is None else (id(base), fp)
                 if key is not None and key in judged:
                     failed = judged[key]
@@ -405,7 +418,7 @@ def explore(config: ExploreConfig, emit: EventSink | None = None,
                         cands.append((base, inserts))
                 if i % 5000 == 4999:
                     emit(ExamplesRan(config.target, "", i + 1, result.failing))
-        result.scenarios = config.scenarios
+        result.scenarios = ran
         result.loop_seconds = time.perf_counter() - t1
         result.loop_cpu = time.thread_time() - c1
         if config.guided:
