@@ -30,21 +30,20 @@ from dataclasses import dataclass, field, replace
 from hypothesis.errors import Unsatisfiable
 
 from .._determinism import pinned
-from ..formats import Format, get_format
+from ..formats import Format
 from ..grammars import grammar_parse
 from ..strategies import (
     ABUSES,
     Scenario,
-    abuse_ids,
     adversarial_pieces,
     for_each_example,
     scenarios,
 )
-from ..targets import ParseResult, Target, load_target, load_tools
+from ..targets import ParseResult, Target, load_target
 from ..targets.origin import TraceRequest
 from ..tools import ToolRegistry
 from .checks import Check, fast_checks, get_checks
-from .config import FuzzConfig, operator_seed, require_applicable, resolve
+from .config import FuzzConfig, Plan, operator_seed, require_applicable, resolve
 from .corpus import Finding, bounded_finding, iter_corpus, save_finding
 from .coverage import Coverage
 from .events import EventSink, ExamplesRan, FindingFound, RunFinished, RunStarted
@@ -101,6 +100,8 @@ class ExploreConfig:
     corpus: str | None = None
     shrink_examples: int = 60
     shrink_budget: float | None = None
+    """Seconds of shrinking at most; ``None``: half the loop's time plus 1.5 seconds
+    (:data:`SHRINK_SHARE`, :data:`SHRINK_FLOOR`); ``math.inf``: every bug, however long."""
     shrink_limit: int | None = None
     """Bugs shrunk at most (in the order met); the others keep their shortest example."""
     checks: list[str] | None = None
@@ -108,8 +109,6 @@ class ExploreConfig:
     when ``None``)."""
     known: frozenset[FailureKey] = frozenset()
     """Bugs (check, kind, cause, signature) found already: not reported again."""
-    """Seconds of shrinking at most; ``None``: half the loop's time plus 1.5 seconds
-    (:data:`SHRINK_SHARE`, :data:`SHRINK_FLOOR`); ``math.inf``: every bug, however long."""
     time_limit: float = 1.0
     cwd: str | None = None
     shrink: bool = True
@@ -153,6 +152,17 @@ class ExploreResult:
     def rate(self) -> float:
         """Scenarios per second in the fast loop (pool building and shrinking excluded)."""
         return self.scenarios / self.loop_seconds if self.loop_seconds else 0.0
+
+
+def _prepare(config: ExploreConfig) -> tuple[Plan, list[str]]:
+    """The exploration's plan (:func:`~.config.resolve`: its fast checks among those
+    asked for) and the operators that apply to its format."""
+    plan = resolve(FuzzConfig(
+        targets=[config.target], format=config.format, dispatcher=config.dispatcher,
+        tools=config.tools, abuses=config.abuses, seed=config.seed, cwd=config.cwd,
+        checks=[c for c in fast_checks() if config.checks is None or c in config.checks]))
+    require_applicable(config.abuses, plan.fmt)
+    return plan, [a for a in plan.abuses if ABUSES[a].applies_to(plan.fmt)]
 
 
 def pool_size(config: ExploreConfig) -> int:
@@ -316,14 +326,9 @@ def explore(config: ExploreConfig, emit: EventSink | None = None,
     the scenarios its searches generated. ``target`` is the target already loaded (the
     caller closes it)."""
     emit = emit or (lambda e: None)
-    plan = resolve(FuzzConfig(
-        targets=[config.target], format=config.format, dispatcher=config.dispatcher,
-        tools=config.tools, abuses=config.abuses, seed=config.seed, cwd=config.cwd,
-        checks=[c for c in fast_checks() if config.checks is None or c in config.checks]))
+    plan, wanted = _prepare(config)
     fmt, registry, checks = plan.fmt, plan.registry, plan.checks
     dispatcher = plan.dispatchers[config.target]
-    require_applicable(config.abuses, fmt)
-    wanted = [a for a in plan.abuses if ABUSES[a].applies_to(fmt)]
     result = ExploreResult(config.seed, config.target)
     owned = target is None
     if target is None:
@@ -622,14 +627,10 @@ def explore_parallel(config: ExploreConfig, workers: int,
     ctx = mp.get_context("fork") if forks else mp.get_context()
     configs = [replace(config, seed=config.seed + i) for i in range(workers)]
     if forks:
-        fmt = get_format(config.format)
-        require_applicable(config.abuses, fmt)
-        wanted = config.abuses if config.abuses is not None else abuse_ids(fmt)
+        plan, wanted = _prepare(config)  # tools read as each worker reads them (cwd)
         t0 = time.perf_counter()
-        _SHARED_POOL = (build_pool(load_tools(config.tools), fmt,
-                                   [a for a in wanted if ABUSES[a].applies_to(fmt)],
-                                   pool_size(config), config.seed),
-                        time.perf_counter() - t0)
+        _SHARED_POOL = (build_pool(plan.registry, plan.fmt, wanted, pool_size(config),
+                                   config.seed), time.perf_counter() - t0)
     try:
         # not daemonic: a module:function target starts its own worker in each
         results = map_unordered(ctx, workers, _explore_worker, configs,
