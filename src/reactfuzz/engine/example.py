@@ -202,22 +202,33 @@ def origin_of(target: Target, completion: str, result: ParseResult) -> Origin | 
     the cache)."""
     if result.origin is not None and result.origin.raised:
         return result.origin
-    cache: OrderedDict[str, Origin | None] | None = getattr(target, "_reactfuzz_traces", None)
-    if cache is None:
-        cache = OrderedDict()
-        try:
-            target._reactfuzz_traces = cache  # type: ignore[attr-defined]
-        except AttributeError:  # a target class with slots: no cache, every trace runs
-            pass
+    cache = _trace_cache(target)
     key = _trace_key(completion)
     if key in cache:
         cache.move_to_end(key)
         return cache[key]
     origin = target.trace(completion)
+    _remember(cache, key, origin)
+    return origin
+
+
+def _trace_cache(target: Target) -> OrderedDict[str, Origin | None]:
+    """The traces kept on ``target`` itself (a new, unkept one for a target class with
+    slots: every trace then runs)."""
+    cache: OrderedDict[str, Origin | None] | None = getattr(target, "_reactfuzz_traces", None)
+    if cache is None:
+        cache = OrderedDict()
+        try:
+            target._reactfuzz_traces = cache  # type: ignore[attr-defined]
+        except AttributeError:
+            pass
+    return cache
+
+
+def _remember(cache: OrderedDict[str, Origin | None], key: str, origin: Origin | None) -> None:
     cache[key] = origin
     while len(cache) > _TRACES_KEPT:
         cache.popitem(last=False)
-    return origin
 
 
 def prefetch_origins(target: Target, completions: list[str]) -> None:
@@ -225,21 +236,13 @@ def prefetch_origins(target: Target, completions: list[str]) -> None:
     :func:`origin_of` would trace one at a time (at most the cache's size are kept)."""
     from ..targets.origin import TraceRequest
 
-    cache: OrderedDict[str, Origin | None] | None = getattr(target, "_reactfuzz_traces", None)
-    if cache is None:
-        cache = OrderedDict()
-        try:
-            target._reactfuzz_traces = cache  # type: ignore[attr-defined]
-        except AttributeError:
-            return
+    cache = _trace_cache(target)
     keys = {_trace_key(c): c for c in completions[:_TRACES_KEPT]}
     todo = [k for k in keys if k not in cache]
-    if not todo:
-        return
+    if not todo or getattr(target, "_reactfuzz_traces", None) is not cache:
+        return  # nothing to trace, or nowhere to keep what would be traced
     for k, res in zip(todo, target.run_many([TraceRequest(keys[k]) for k in todo])):
-        cache[k] = None if res.timed_out else res.origin
-    while len(cache) > _TRACES_KEPT:
-        cache.popitem(last=False)
+        _remember(cache, k, None if res.timed_out else res.origin)
 
 
 def _trace_key(completion: str) -> str:
