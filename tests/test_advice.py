@@ -9,9 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from reactfuzz.checks import CHECKS
-from reactfuzz.corpus import AcceptableSpec, Finding, IntentSpec
 from reactfuzz.engine.advice import GENERIC, advice, advice_for, advice_source
+from reactfuzz.engine.checks import CHECKS
+from reactfuzz.engine.corpus import AcceptableSpec, Finding, IntentSpec
+from reactfuzz.engine.results import RunSummary
 from reactfuzz.formats import BUILTIN_FORMATS
 from reactfuzz.kinds import SEVERITY_SCALE
 from reactfuzz.reporting import (
@@ -22,7 +23,6 @@ from reactfuzz.reporting import (
     summary_to_dict,
     write_json,
 )
-from reactfuzz.results import RunSummary
 from reactfuzz.strategies import ABUSES
 
 # every failure kind each check reports, as it declares them where it is registered

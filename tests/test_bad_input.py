@@ -968,7 +968,7 @@ def test_json_depth_and_nan_are_one_line_errors() -> None:
 
 
 def test_the_grammar_reads_deep_json_as_invalid_not_a_crash() -> None:
-    from reactfuzz.grammars import grammar_parse, parse_transcript
+    from reactfuzz.formats.grammars import grammar_parse, parse_transcript
 
     deep = _deep(1500)
     for fmt, text in [("json-args", f'Action: search{{"q": {deep}}}'),

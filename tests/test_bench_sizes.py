@@ -54,7 +54,7 @@ def test_a_quadratic_parser_fails_its_exponent_and_a_linear_one_passes() -> None
 
 
 def test_workloads_have_the_size_and_the_steps_they_claim() -> None:
-    from reactfuzz.grammars import grammar_parse, parse_transcript
+    from reactfuzz.formats.grammars import grammar_parse, parse_transcript
 
     for make in (long_thought, long_argument):
         text = make(5_000)

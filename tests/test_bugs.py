@@ -22,6 +22,7 @@ import pytest
 from reactfuzz.engine.advice import advice_for, code_advice
 from reactfuzz.engine.config import FuzzConfig
 from reactfuzz.engine.corpus import Finding, OriginSpec, SiteSpec, load_finding
+from reactfuzz.engine.results import RunSummary
 from reactfuzz.engine.rootcause import mask, mask_echo
 from reactfuzz.engine.run import run_fuzz
 from reactfuzz.reporting import render_markdown, summary_to_dict
@@ -30,7 +31,6 @@ from reactfuzz.reporting.html import render_html
 from reactfuzz.reporting.junit import render_junit
 from reactfuzz.reporting.markdown import MARKDOWN_LIMIT
 from reactfuzz.reporting.sarif import summary_to_sarif
-from reactfuzz.results import RunSummary
 from reactfuzz.targets import load_target
 from reactfuzz.targets.origin import code_kind, traced_call
 

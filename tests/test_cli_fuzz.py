@@ -216,7 +216,7 @@ def test_list_commands(cli) -> None:
 
 def test_plugin_registers_a_custom_check(tmp_path: Path) -> None:
     (tmp_path / "mychecks.py").write_text(textwrap.dedent('''
-        from reactfuzz.checks import Failure, check
+        from reactfuzz.engine.checks import Failure, check
 
         @check("no-refund", "refund never runs")
         def _no_refund(inp):

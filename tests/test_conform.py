@@ -22,7 +22,7 @@ import reactfuzz.conform as conform_module
 from reactfuzz.cli import main
 from reactfuzz.conform import ConformReport, Rejection, conform
 from reactfuzz.errors import InputFileError
-from reactfuzz.grammars import parse_transcript
+from reactfuzz.formats.grammars import parse_transcript
 
 GOOD = "Question: q\nThought: a\nAnswer: b\n"
 

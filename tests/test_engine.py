@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from reactfuzz.checks import CHECKS, CheckInput, Failure, check
-from reactfuzz.corpus import Finding, iter_corpus, load_finding, save_finding
 from reactfuzz.engine import FuzzConfig, replay, run_fuzz
+from reactfuzz.engine.checks import CHECKS, CheckInput, Failure, check
+from reactfuzz.engine.corpus import Finding, iter_corpus, load_finding, save_finding
 from reactfuzz.errors import InputFileError, UsageError
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -272,8 +272,8 @@ def test_one_example_reads_the_reference_at_most_once(monkeypatch, target: str,
     """The grammar's reading is shared by the oracle's cause and every check; the grammar
     target's own Step is that reading."""
     import reactfuzz.designs as designs
-    from reactfuzz.checks import get_checks
     from reactfuzz.engine import examine
+    from reactfuzz.engine.checks import get_checks
     from reactfuzz.formats import get_format
     from reactfuzz.targets import load_target
     from reactfuzz.tools import default_registry
@@ -297,8 +297,8 @@ def test_one_example_reads_the_reference_at_most_once(monkeypatch, target: str,
 
 def test_an_example_that_needs_no_reference_parses_none(monkeypatch) -> None:
     import reactfuzz.designs as designs
-    from reactfuzz.checks import get_checks
     from reactfuzz.engine import examine
+    from reactfuzz.engine.checks import get_checks
     from reactfuzz.formats import get_format
     from reactfuzz.targets import load_target
     from reactfuzz.tools import default_registry

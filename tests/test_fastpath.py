@@ -9,9 +9,9 @@ from hypothesis import strategies as st
 
 from reactfuzz import get_format
 from reactfuzz.bench.workloads import realistic_runs
-from reactfuzz.fastpath import fast_path
 from reactfuzz.formats import load_format
-from reactfuzz.grammars import grammar_parse, partial_stop_tail
+from reactfuzz.formats.fastpath import fast_path
+from reactfuzz.formats.grammars import grammar_parse, partial_stop_tail
 from reactfuzz.strategies import adversarial_text, scenarios
 from reactfuzz.tools import default_registry
 

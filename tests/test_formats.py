@@ -67,7 +67,7 @@ def test_user_format_with_a_label_that_extends_another(tmp_path: Path) -> None:
 
 
 def test_user_format_with_own_grammar_file(tmp_path: Path) -> None:
-    from reactfuzz.grammars import grammar_dir
+    from reactfuzz.formats.grammars import grammar_dir
 
     src = (grammar_dir() / "bracket.lark").read_text()
     (tmp_path / "mine.lark").write_text(src)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from reactfuzz import Call, FinalAnswer, grammar_parse, parse_transcript
-from reactfuzz.grammars import grammar_source, lark_parser
+from reactfuzz.formats.grammars import grammar_source, lark_parser
 
 OK = "ok"
 

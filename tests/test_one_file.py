@@ -20,9 +20,8 @@ from pathlib import Path
 
 import pytest
 
-from reactfuzz.checks import CHECKS, CheckInput, Failure, check
 from reactfuzz.engine.advice import advice_for, advice_source
-from reactfuzz.engine.checks import fast_checks
+from reactfuzz.engine.checks import CHECKS, CheckInput, Failure, check, fast_checks
 from reactfuzz.engine.config import FuzzConfig
 from reactfuzz.engine.explore import ExploreConfig, explore
 from reactfuzz.engine.run import run_fuzz
@@ -33,7 +32,7 @@ ROOT = Path(__file__).resolve().parent.parent
 PLUGIN = '''
 """One module: an operator and a check, each with everything it is."""
 
-from reactfuzz.checks import CheckInput, Failure, check
+from reactfuzz.engine.checks import CheckInput, Failure, check
 from reactfuzz.dispatch import Executed
 from reactfuzz.strategies import Advice, Writing, register_abuse
 

@@ -22,7 +22,7 @@ import pytest
 from hypothesis import find
 
 from reactfuzz import BUILTIN_FORMATS
-from reactfuzz.grammars import grammar_parse
+from reactfuzz.formats.grammars import grammar_parse
 from reactfuzz.model import Action, Invalid, Step
 from reactfuzz.strategies import ABUSES
 from reactfuzz.strategies.abuses.domain import DOMAINS, _forms, domain_text

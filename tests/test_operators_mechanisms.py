@@ -36,7 +36,7 @@ from hypothesis.errors import NoSuchExample
 
 from reactfuzz.dispatch import bind_typed
 from reactfuzz.formats import get_format
-from reactfuzz.grammars import grammar_parse
+from reactfuzz.formats.grammars import grammar_parse
 from reactfuzz.model import Action, Invalid, Step
 from reactfuzz.oracle import judge
 from reactfuzz.strategies import ABUSES, Scenario, scenarios
@@ -430,7 +430,7 @@ def test_a_call_read_as_a_message_splits_by_how_the_format_reads_the_text() -> N
     call are two others. The format's own reading of the text tells them apart."""
     from dataclasses import replace
 
-    from reactfuzz.checks import get_checks
+    from reactfuzz.engine.checks import get_checks
     from reactfuzz.engine.example import examine
     from reactfuzz.kinds import ANY_REFUSAL
     from reactfuzz.model import Call

@@ -16,7 +16,7 @@ from hypothesis.errors import NoSuchExample, Unsatisfiable
 from reactfuzz import BUILTIN_FORMATS
 from reactfuzz.designs import BUILTIN_DESIGNS, Design
 from reactfuzz.dispatch import bind_typed
-from reactfuzz.grammars import grammar_parse
+from reactfuzz.formats.grammars import grammar_parse
 from reactfuzz.model import Action, Step
 from reactfuzz.oracle import judge
 from reactfuzz.strategies import ABUSES, Scenario, scenarios

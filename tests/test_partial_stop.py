@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from reactfuzz.engine import FuzzConfig, run_fuzz
 from reactfuzz.formats import BUILTIN_FORMATS, get_format
-from reactfuzz.grammars import grammar_parse, partial_stop_tail
+from reactfuzz.formats.grammars import grammar_parse, partial_stop_tail
 
 DOTALL = '''
 import re

@@ -14,8 +14,8 @@ import re
 import pytest
 from rich.console import Console
 
-from reactfuzz.corpus import AcceptableSpec, Finding, IntentSpec
 from reactfuzz.engine import events as ev
+from reactfuzz.engine.corpus import AcceptableSpec, Finding, IntentSpec
 from reactfuzz.reporting import ProgressPrinter
 
 SGR = re.compile(r"\x1b\[[0-9;]*m")  # a colour or style escape

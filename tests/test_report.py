@@ -17,8 +17,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from reactfuzz.corpus import AcceptableSpec, Finding, IntentSpec
 from reactfuzz.engine import events as ev
+from reactfuzz.engine.corpus import AcceptableSpec, Finding, IntentSpec
+from reactfuzz.engine.results import Event, OperatorStats, RunSummary, StudyCell, StudyResult
 from reactfuzz.reporting import (
     NdjsonLog,
     ProgressPrinter,
@@ -35,7 +36,6 @@ from reactfuzz.reporting import (
     write_junit,
     xml_safe,
 )
-from reactfuzz.results import Event, OperatorStats, RunSummary, StudyCell, StudyResult
 from reactfuzz.strategies import LINE_BREAKS
 
 SNAPSHOTS = Path(__file__).parent / "snapshots"
@@ -510,12 +510,9 @@ def test_study_markdown_small_rates_keep_their_interval() -> None:
     assert "| `label.case` | 1% [0–3] |" in render_study_markdown(half)  # 0.5 % rounds up
 
 
-def test_the_old_module_path_exports_the_same_names() -> None:
-    """``reactfuzz.report`` (the module before the package) keeps every public name."""
-    import reactfuzz.report as old
+def test_the_reporting_package_exports_exactly_its_public_names() -> None:
+    """``reactfuzz.reporting.__all__`` lists every public name the package holds, no more."""
     import reactfuzz.reporting as new
 
-    assert old.__all__ == new.__all__
-    assert all(getattr(old, name) is getattr(new, name) for name in new.__all__)
     assert sorted(n for n in vars(new) if not n.startswith("_") and n != "annotations"
                   and not isinstance(getattr(new, n), type(new))) == sorted(new.__all__)

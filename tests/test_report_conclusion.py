@@ -10,6 +10,7 @@ import pytest
 
 from reactfuzz.engine import search as search_module
 from reactfuzz.engine.config import FuzzConfig
+from reactfuzz.engine.results import StudyCell, StudyResult, wilson
 from reactfuzz.engine.run import run_fuzz
 from reactfuzz.reporting import render_html, render_study_markdown
 from reactfuzz.reporting.common import (
@@ -21,7 +22,6 @@ from reactfuzz.reporting.common import (
 )
 from reactfuzz.reporting.conclusion import study_conclusion
 from reactfuzz.reporting.svg import _ramp
-from reactfuzz.results import StudyCell, StudyResult, wilson
 
 OPS = ["clean.render", "injected.second-action", "malformed.wrong-type"]
 

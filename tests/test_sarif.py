@@ -11,8 +11,8 @@ import jsonschema
 import pytest
 
 from reactfuzz.engine import FuzzConfig, run_fuzz
+from reactfuzz.engine.results import RunSummary
 from reactfuzz.reporting.sarif import source_location, summary_to_sarif, write_sarif
-from reactfuzz.results import RunSummary
 
 SCHEMA = Path(__file__).parent / "data" / "sarif-schema-2.1.0.json"
 

@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from reactfuzz.engine import FuzzConfig, run_fuzz, run_fuzz_parallel
-from reactfuzz.explore import ExploreConfig, explore
+from reactfuzz.engine.explore import ExploreConfig, explore
 from reactfuzz.fuzzing import FuzzFailure, entry_point
 
 
@@ -188,7 +188,7 @@ def test_realistic_runs_are_valid_multi_step_runs() -> None:
     """The realistic workload is what a well-behaved model writes: every completion and
     every transcript is valid for the grammar, and each run has several steps."""
     from reactfuzz.bench import realistic_runs
-    from reactfuzz.grammars import grammar_parse, parse_transcript
+    from reactfuzz.formats.grammars import grammar_parse, parse_transcript
 
     runs = realistic_runs(12, seed=3)
     assert realistic_runs(12, seed=3) == runs  # seeded

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from reactfuzz.checks import CheckInput, get_checks
 from reactfuzz.dispatch import Executed, Rejected
 from reactfuzz.engine import FuzzConfig, run_fuzz
+from reactfuzz.engine.checks import CheckInput, get_checks
 from reactfuzz.engine.example import examine
 from reactfuzz.engine.rootcause import mask
 from reactfuzz.formats import get_format

@@ -13,6 +13,7 @@ import pytest
 
 from reactfuzz.designs import BUILTIN_DESIGNS
 from reactfuzz.engine.config import auto_dispatcher
+from reactfuzz.engine.results import StudyCell, StudyResult
 from reactfuzz.engine.study import (
     STUDY_DESIGNS,
     format_conclusions,
@@ -24,7 +25,6 @@ from reactfuzz.model import Call, FinalAnswer
 from reactfuzz.parsers import PARSERS, get_parser
 from reactfuzz.render import render
 from reactfuzz.reporting import render_html, render_study_markdown
-from reactfuzz.results import StudyCell, StudyResult
 
 NEW_FORMATS = ("action-input-json", "json-blob", "json-blob-fenced", "tool-call",
                "function-tag", "dspy-react", "json-bare")

@@ -14,7 +14,7 @@ import pytest
 from pydantic import BaseModel
 
 from reactfuzz.errors import GrammarError, InputFileError, UsageError
-from reactfuzz.grammars import grammar_dir, grammar_parse
+from reactfuzz.formats.grammars import grammar_dir, grammar_parse
 from reactfuzz.model import Action, Call, Invalid, Step
 from reactfuzz.parsers import PARSERS, Parser
 from reactfuzz.targets import (

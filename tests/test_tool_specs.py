@@ -193,7 +193,7 @@ def test_real_specs_fuzz_without_error(path: Path, tmp_path: Path) -> None:
 def test_a_parser_dropping_a_nested_key_is_a_finding(tmp_path: Path) -> None:
     (tmp_path / "dropper.py").write_text(textwrap.dedent('''
         import dataclasses
-        from reactfuzz.grammars import grammar_parse
+        from reactfuzz.formats.grammars import grammar_parse
 
         def _drop(v):
             if isinstance(v, dict):

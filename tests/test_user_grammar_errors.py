@@ -10,7 +10,7 @@ import pytest
 
 from reactfuzz.errors import FormatError
 from reactfuzz.formats import load_format
-from reactfuzz.grammars import grammar_dir, grammar_parse
+from reactfuzz.formats.grammars import grammar_dir, grammar_parse
 
 SEMICOLONS = {  # the bracket grammar with ';' between arguments, a terminal of its own
     "(COMMA arg)*": "(ARGSEP arg)*",

@@ -53,7 +53,7 @@ def installed_run(installed: Path, python_run):
 
 def test_installed_copy_loads_its_own_grammars(installed: Path, installed_run) -> None:
     code = (
-        "import json, reactfuzz; from reactfuzz.grammars import grammar_dir, lark_parser;"
+        "import json, reactfuzz; from reactfuzz.formats.grammars import grammar_dir, lark_parser;"
         "[lark_parser(n) for n in reactfuzz.BUILTIN_FORMATS];"
         "print(json.dumps([reactfuzz.__file__, str(grammar_dir())]))"
     )

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from reactfuzz.explore import ExploreConfig, explore
+from reactfuzz.engine.explore import ExploreConfig, explore
 from reactfuzz.targets import FunctionTarget, ParseResult, load_target
 
 MISBEHAVING = '''\
@@ -106,7 +106,7 @@ def test_batched_exploration_is_the_serial_run(agent_dir: Path) -> None:
 def test_a_user_target_explores_over_two_workers_from_one_pool(agent_dir: Path) -> None:
     """Each exploring process starts the target's own worker (they were daemonic once, and
     could not), and both draw from the one pool built before they forked."""
-    from reactfuzz.explore import explore_parallel
+    from reactfuzz.engine.explore import explore_parallel
 
     (agent_dir / "broken2.py").write_text(BROKEN)
     cfg = ExploreConfig(target="broken2:parse", scenarios=200, seed=3, pool_per_operator=2,

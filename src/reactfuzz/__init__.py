@@ -14,8 +14,6 @@ import types as _types
 import typing as _typing
 
 if _typing.TYPE_CHECKING:
-    from .checks import CHECKS, Check, CheckInput, Failure, check
-    from .corpus import Finding
     from .designs import BUILTIN_DESIGNS, Design, decision_table
     from .dispatch import (
         Crashed,
@@ -28,19 +26,21 @@ if _typing.TYPE_CHECKING:
         get_dispatcher,
     )
     from .engine import FuzzConfig, replay, run_fuzz, run_fuzz_parallel
+    from .engine.checks import CHECKS, Check, CheckInput, Failure, check
+    from .engine.corpus import Finding
+    from .engine.results import RunSummary, StudyResult
+    from .engine.study import run_study
     from .errors import FormatError, GrammarError, InputFileError, ReactfuzzError, UsageError
     from .formats import BUILTIN_FORMATS, Format, Labels, get_format, load_format
-    from .grammars import Transcript, grammar_parse, parse_transcript
+    from .formats.grammars import Transcript, grammar_parse, parse_transcript
     from .llm import Completion, FakeLLM, HypothesisSource, apply_stop, stream_parse
     from .loop import RequestTokens, Trace, Turn, run
     from .model import Action, Call, FinalAnswer, Intent, Invalid, Step
     from .oracle import STRICT, Acceptable, Expectation, Policy, Verdict, judge, oracle
     from .parsers import PARSERS, Parser, get_parser, register_parser
     from .render import render, representable, written_form
-    from .results import RunSummary, StudyResult
     from .safe import SafeParser, safe_parser
     from .strategies import ABUSES, Abuse, Scenario, register_abuse, scenarios, transcripts
-    from .study import run_study
     from .targets import Target, load_target, load_tools
     from .tools import (
         Tool,
@@ -55,25 +55,25 @@ __version__ = "0.1.0"
 
 # home module (relative to this package) -> the public names it provides
 _HOMES: dict[str, tuple[str, ...]] = {
-    "checks": ("CHECKS", "Check", "CheckInput", "Failure", "check"),
-    "corpus": ("Finding",),
+    "engine.checks": ("CHECKS", "Check", "CheckInput", "Failure", "check"),
+    "engine.corpus": ("Finding",),
     "designs": ("BUILTIN_DESIGNS", "Design", "decision_table"),
     "dispatch": ("Crashed", "Executed", "Finished", "Outcome", "Rejected",
                  "dispatch_positional", "dispatch_typed", "get_dispatcher"),
     "engine": ("FuzzConfig", "replay", "run_fuzz", "run_fuzz_parallel"),
     "errors": ("FormatError", "GrammarError", "InputFileError", "ReactfuzzError", "UsageError"),
     "formats": ("BUILTIN_FORMATS", "Format", "Labels", "get_format", "load_format"),
-    "grammars": ("Transcript", "grammar_parse", "parse_transcript"),
+    "formats.grammars": ("Transcript", "grammar_parse", "parse_transcript"),
     "llm": ("Completion", "FakeLLM", "HypothesisSource", "apply_stop", "stream_parse"),
     "loop": ("RequestTokens", "Trace", "Turn", "run"),
     "model": ("Action", "Call", "FinalAnswer", "Intent", "Invalid", "Step"),
     "oracle": ("STRICT", "Acceptable", "Expectation", "Policy", "Verdict", "judge", "oracle"),
     "parsers": ("PARSERS", "Parser", "get_parser", "register_parser"),
     "render": ("render", "representable", "written_form"),
-    "results": ("RunSummary", "StudyResult"),
+    "engine.results": ("RunSummary", "StudyResult"),
     "safe": ("SafeParser", "safe_parser"),
     "strategies": ("ABUSES", "Abuse", "Scenario", "register_abuse", "scenarios", "transcripts"),
-    "study": ("run_study",),
+    "engine.study": ("run_study",),
     "targets": ("Target", "load_target", "load_tools"),
     "tools": ("Tool", "ToolRegistry", "default_registry", "load_tools_json",
               "tool_from_function", "tool_from_model"),

@@ -24,7 +24,7 @@ from typing import IO, Any
 
 from .errors import InputFileError, UsageError
 from .formats import Format, get_format
-from .grammars import parse_transcript
+from .formats.grammars import parse_transcript
 from .limits import MAX_JSONL_LINE, load_json_text, open_user_file
 
 __all__ = [

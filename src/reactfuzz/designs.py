@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from .dispatch import Crashed, Dispatcher, Outcome, bind_typed, get_dispatcher
 from .errors import ReactfuzzError
 from .formats import FAMILIES, Format, get_format
-from .grammars import grammar_parse
+from .formats.grammars import grammar_parse
 from .model import Call, Intent, Step
 from .oracle import STRICT, Policy, Verdict, judge, oracle
 from .parsers import get_parser

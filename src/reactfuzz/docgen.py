@@ -86,7 +86,7 @@ def _checks_listing() -> str:
 
 
 def _check_table() -> str:
-    from .checks import CHECKS
+    from .engine.checks import CHECKS
 
     rows = ["| check | failure kinds (severity) | per scenario in exploration | fix of its own |",
             "|---|---|---|---|"]

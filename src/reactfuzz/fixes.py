@@ -2,7 +2,7 @@
 
 Advice is declared where the thing it is about is registered: an abuse operator's with
 :func:`~reactfuzz.strategies.register_abuse` (``advice=Advice(...)``), a check's with
-:func:`~reactfuzz.checks.check` (``advice=...``), a format family's as
+:func:`~reactfuzz.engine.checks.check` (``advice=...``), a format family's as
 :attr:`Family.advice <reactfuzz.formats.Family.advice>`. The mechanisms many of them share
 are named here; :mod:`reactfuzz.engine.advice` chooses among the declared texts for a
 finding and renders the choice.

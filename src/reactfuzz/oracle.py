@@ -30,7 +30,7 @@ from .dispatch import (
     validation_summary,
 )
 from .formats import Format, get_format, label_pattern
-from .grammars import grammar_parse
+from .formats.grammars import grammar_parse
 from .kinds import ANY_REFUSAL, SEVERITY, VerdictKind
 from .model import Call, FinalAnswer, Intent
 from .render import Representability, representable

@@ -77,12 +77,13 @@ class Registry(Mapping[str, T], Generic[T]):
         return f"Registry({self.kind!r}, {self.names()!r})"
 
 
-def import_modules(package: str) -> None:
+def import_modules(package: str, skip: tuple[str, ...] = ()) -> None:
     """Import every public module of the (imported) ``package``: a module added to a
     package of built-ins (abuse operators, format families, classic parsers) registers what
     it holds with no list to edit. Modules the package imported already keep their place
-    (their import order is the registration order); the others follow in name order."""
+    (their import order is the registration order); the others follow in name order.
+    ``skip`` names the package's modules that register nothing (and may be costly to import)."""
     path = sys.modules[package].__path__
     for name in sorted(m.name for m in pkgutil.iter_modules(path)):
-        if not name.startswith("_"):
+        if not name.startswith("_") and name not in skip:
             importlib.import_module(f"{package}.{name}")

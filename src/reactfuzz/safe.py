@@ -22,7 +22,7 @@ from pydantic import BaseModel
 
 from .dispatch import Outcome, Rejected, bind_typed
 from .formats import Format, get_format
-from .grammars import grammar_parse
+from .formats.grammars import grammar_parse
 from .model import Invalid, Step
 from .tools import Tool, ToolRegistry, load_tools_json
 

@@ -86,7 +86,7 @@ def parser_suite(
         return cache["run"]
 
     def detail(run: RunSummary, f: Finding) -> list[str]:
-        from .report import visible
+        from .reporting import visible
 
         return [f"    completion: {visible(f.completion, limit=200)}",
                 f"    expected: {f.expected}; observed: {f.observed}",
@@ -172,7 +172,7 @@ def assert_fixed(finding: str | Path | Finding, *, target: str | None = None,
                  tools: str | None = None, time_limit: float = 1.0) -> None:
     """Fail (``AssertionError``) while a finding still reproduces against ``target``.
 
-    ``finding`` is a corpus file, a :class:`~reactfuzz.corpus.Finding`, or one as JSON
+    ``finding`` is a corpus file, a :class:`~reactfuzz.engine.corpus.Finding`, or one as JSON
     text (what :func:`regression_test` writes inline). ``target`` defaults to the finding's
     own, which must then be data (a built-in parser, ``regex:``, ``grammar:``): a target that
     is code is always named by the caller, never by the finding.

@@ -182,9 +182,9 @@ def run_bench(*, quick: bool = False, rounds: int = 7, target: str | None = None
     """
     from ..designs import BUILTIN_DESIGNS
     from ..engine import FuzzConfig, examine, run_fuzz
-    from ..explore import ExploreConfig, build_pool, explore
+    from ..engine.explore import ExploreConfig, build_pool, explore
     from ..formats import get_format
-    from ..grammars import grammar_parse, lark_parser, parse_transcript
+    from ..formats.grammars import grammar_parse, lark_parser, parse_transcript
     from ..model import Call
     from ..parsers import get_parser
     from ..render import render

@@ -162,7 +162,7 @@ def size_scaling(*, quick: bool = False, repeat: int = 5,
                  progress: Callable[[str], None] | None = None) -> list[SizeSeries]:
     """Time every parser on every size; ``quick`` stops a decade early (for tests)."""
     from ..formats import get_format
-    from ..grammars import grammar_parse, parse_transcript
+    from ..formats.grammars import grammar_parse, parse_transcript
     from ..parsers import get_parser
 
     say = progress or (lambda _m: None)

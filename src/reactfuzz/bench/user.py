@@ -72,7 +72,7 @@ def user_target_rows(spec: str, fmt: str, *, quick: bool, rounds: int,
                      abuses: list[str] | None,
                      say: Callable[[str], None]) -> list[BenchRow]:
     """Rows for ``spec``: own parse, round trip one at a time vs batched, exploration."""
-    from ..explore import ExploreConfig, explore
+    from ..engine.explore import ExploreConfig, explore
     from ..targets import load_target
 
     say(f"your target {spec}")

@@ -16,7 +16,7 @@ from .validate import check_outputs
 
 if TYPE_CHECKING:
     from ..engine import EventSink, FuzzConfig
-    from ..results import RunSummary
+    from ..engine.results import RunSummary
 
 
 _REPORTS = ("json", "junit", "markdown", "html", "sarif", "events")
@@ -173,8 +173,8 @@ def _explore(args: argparse.Namespace, config: FuzzConfig,
              emit: EventSink) -> tuple[RunSummary, str]:
     """``fuzz --explore N``: the fast mode, one target, optionally over workers; the
     summary and a line on its speed."""
+    from ..engine.explore import ExploreConfig, explore_parallel, explore_summary
     from ..engine.fit import check_fit
-    from ..explore import ExploreConfig, explore_parallel, explore_summary
     from ..formats import get_format
     from ..targets import load_tools
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from .. import __version__
 from ..formats import BUILTIN_FORMATS
-from ..grammars import grammar_source, lark_parser, parse_transcript
+from ..formats.grammars import grammar_source, lark_parser, parse_transcript
 from ..model import Call, FinalAnswer, Intent
 from ..parsers import PARSERS, get_parser, parser_descriptions
 from ..render import render
@@ -130,7 +130,7 @@ def _cmd_abuses(args: argparse.Namespace) -> int:
 
 def checks_listing() -> str:
     """What ``reactfuzz checks`` prints: every registered check's id and description."""
-    from ..checks import CHECKS
+    from ..engine.checks import CHECKS
 
     w = max(len(c) for c in CHECKS)
     return "\n".join(f"{c.id:<{w}}  {c.description}" for c in CHECKS.values())

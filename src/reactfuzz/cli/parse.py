@@ -10,7 +10,7 @@ import sys
 from ..conform import RejectionSpill, conform
 from ..errors import InputFileError
 from ..formats import get_format
-from ..grammars import parse_transcript
+from ..formats.grammars import parse_transcript
 from ..limits import MAX_FILE_BYTES, read_user_file
 from ..textsafe import json_safe
 

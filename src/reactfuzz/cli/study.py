@@ -16,9 +16,9 @@ if TYPE_CHECKING:
 
 
 def _cmd_study(args: argparse.Namespace) -> int:
+    from ..engine.study import STUDY_DESIGNS, render_matrix_text, run_study
     from ..reporting import ProgressPrinter, render_study_markdown, write_html
     from ..reporting.conclusion import study_conclusion
-    from ..study import STUDY_DESIGNS, render_matrix_text, run_study
 
     if args.examples < 1:
         raise UsageError("--examples must be at least 1")

@@ -31,7 +31,7 @@ from hypothesis.errors import Unsatisfiable
 
 from .._determinism import pinned
 from ..formats import Format
-from ..grammars import grammar_parse
+from ..formats.grammars import grammar_parse
 from ..strategies import (
     ABUSES,
     Scenario,

@@ -327,7 +327,7 @@ _SPECIFICITY: dict[str, int] = {}
 
 def _specificities() -> dict[str, int]:
     if not _SPECIFICITY:
-        from ..grammars import grammar_parse
+        from ..formats.grammars import grammar_parse
         from ..tools import default_registry
 
         registry = default_registry()

@@ -190,8 +190,9 @@ or text before or after the object is rejected. A completion that is not JSON (n
 of it opens `{` or `[`) is the final answer, all its text, trimmed. No stop sequence."""
 
 
-# a family module added to this package (and not imported above) registers itself after them
-import_modules(__package__ or "reactfuzz.formats")
+# a family module added to this package (and not imported above) registers itself after
+# them; the grammar parser and its fast path register nothing, and Lark loads on first parse
+import_modules(__package__ or "reactfuzz.formats", skip=("grammars", "fastpath"))
 
 BUILTIN_FORMATS: Registry[Format] = Registry("built-in format")
 """The built-in formats by name, in the order the docs and the study show them."""
@@ -481,7 +482,7 @@ def load_format(path: str | Path) -> Format:
             raise FormatError(f"{p}: key '{key}': read only by the JSON and tag families,"
                               f" not by {fmt.family.name} (syntax {fmt.syntax!r}); remove it"
                               " or choose such a family")
-    from ..grammars import lark_parser
+    from .grammars import lark_parser
 
     try:  # a grammar that does not compile is a mistake in this file: say so now
         lark_parser(fmt)

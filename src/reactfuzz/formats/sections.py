@@ -216,7 +216,7 @@ class SectionsFamily(Family):
         return tuple(lines)
 
     def read_answer(self, node: Tree, text: str, fmt: Format) -> str:
-        from ..fastpath import join_value
+        from .fastpath import join_value
 
         return join_value([c.value.rstrip("\r") for c in node.children
                            if isinstance(c, Token) and c.type in ("TEXT", "CONT")])

@@ -27,7 +27,7 @@ from .harness import Harness
 __all__ = ["import_atheris", "instrument_modules", "run_atheris", "target_modules"]
 
 _BUILTIN_CODE = {
-    "grammar": ("reactfuzz.parsers", "reactfuzz.grammars", "reactfuzz.fastpath"),
+    "grammar": ("reactfuzz.parsers", "reactfuzz.formats.grammars", "reactfuzz.formats.fastpath"),
 }
 """The reactfuzz modules holding a built-in target's code (default: the parsers module)."""
 
@@ -47,7 +47,7 @@ def target_modules(target: str, extra: Iterable[str] = ()) -> list[str]:
     if target in PARSERS:
         mods = list(_BUILTIN_CODE.get(target, ("reactfuzz.parsers",)))
     elif target.startswith("grammar:"):
-        mods = ["reactfuzz.targets.grammar", "reactfuzz.grammars"]
+        mods = ["reactfuzz.targets.grammar", "reactfuzz.formats.grammars"]
     elif target.startswith("regex:"):
         mods = []  # the pattern runs in C: the dictionary and seeds do the work
     else:

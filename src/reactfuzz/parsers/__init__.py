@@ -22,7 +22,7 @@ import regex  # type: ignore[import-untyped, unused-ignore]  # typed by types-re
 
 from ..errors import UsageError
 from ..formats import Format, get_format
-from ..grammars import grammar_parse
+from ..formats.grammars import grammar_parse
 from ..model import Action, Invalid, Step
 from ..registry import Registry, import_modules
 

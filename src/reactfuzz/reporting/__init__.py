@@ -1,7 +1,7 @@
 """Reports: the console, progress, JSON, NDJSON, JUnit, Markdown and HTML views of results.
 
-Every function here renders data -- a :class:`~reactfuzz.results.RunSummary`, a
-:class:`~reactfuzz.results.StudyResult` or the engine's typed events
+Every function here renders data -- a :class:`~reactfuzz.engine.results.RunSummary`, a
+:class:`~reactfuzz.engine.results.StudyResult` or the engine's typed events
 (:mod:`reactfuzz.engine.events`) -- and
 reads no clock and no randomness, so each output can be pinned by a snapshot test. HTML is
 written by hand (inline CSS, inline SVG, :func:`html.escape`): a report needs no dependency,

@@ -14,10 +14,10 @@ import os
 from collections.abc import Iterable
 from pathlib import Path
 
-from ..corpus import Finding
+from ..engine.corpus import Finding
+from ..engine.results import RunSummary, StudyCell, StudyResult, wilson
 from ..kinds import SEVERITY_SCALE
 from ..oracle import SEVERITY
-from ..results import RunSummary, StudyCell, StudyResult, wilson
 from ..strategies import ABUSES
 from ..textsafe import json_safe, terminal_safe, token, visible
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..results import StudyResult, wilson
+from ..engine.results import StudyResult, wilson
 from .common import _family, _percent, _rate_ci
 
 __all__ = ["study_conclusion"]

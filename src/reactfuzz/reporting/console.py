@@ -7,7 +7,7 @@ import textwrap
 from collections.abc import Sequence
 
 from ..engine.advice import advice_for
-from ..results import RunSummary
+from ..engine.results import RunSummary
 from .common import (
     _chunks,
     _count_table,

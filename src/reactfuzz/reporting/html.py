@@ -9,9 +9,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from ..corpus import Finding
 from ..engine.advice import advice_for
-from ..results import RunSummary, StudyCell, StudyResult, wilson
+from ..engine.corpus import Finding
+from ..engine.results import RunSummary, StudyCell, StudyResult, wilson
 from ..strategies import ABUSES
 from .common import (
     _AMBERS,

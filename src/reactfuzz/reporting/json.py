@@ -12,7 +12,7 @@ from pydantic import BaseModel
 
 from ..engine.advice import advice_for
 from ..engine.events import EngineEvent
-from ..results import Event, RunSummary, StudyCell, StudyResult
+from ..engine.results import Event, RunSummary, StudyCell, StudyResult
 from ..textsafe import json_safe
 from .common import _matrix, _write
 
@@ -133,7 +133,7 @@ class NdjsonLog:
     ``{"kind": ..., "time": ..., "data": {...}}`` (findings inside ``data`` as the corpus
     stores them, ``time`` when the event happened, UTC ISO 8601), which
     :func:`~reactfuzz.engine.events.event_from_dict` reads back; an untyped
-    :class:`~reactfuzz.results.Event` is written in the same shape, stamped when written.
+    :class:`~reactfuzz.engine.results.Event` is written in the same shape, stamped when written.
     Lines are pure ASCII (``\\u2028`` and ``\\x85`` escaped), so no line splitter can cut a
     record in two. Use as a context manager or call :meth:`close`.
     """

@@ -7,9 +7,9 @@ import re
 from pathlib import Path
 from typing import Any
 
-from ..corpus import Finding
 from ..engine.advice import advice_for
-from ..results import OperatorStats, RunSummary
+from ..engine.corpus import Finding
+from ..engine.results import OperatorStats, RunSummary
 from ..textsafe import token
 from .common import (
     _checks,

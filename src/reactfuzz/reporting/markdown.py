@@ -6,9 +6,9 @@ import html
 import re
 from pathlib import Path
 
-from ..corpus import Finding
 from ..engine.advice import advice_for
-from ..results import RunSummary, StudyCell, StudyResult
+from ..engine.corpus import Finding
+from ..engine.results import RunSummary, StudyCell, StudyResult
 from .common import (
     _STUDY_LEGEND,
     _by_family,

@@ -19,10 +19,9 @@ import sys
 from pathlib import Path
 from typing import Any, Final
 
-from ..corpus import Finding
 from ..engine.advice import advice_for
-from ..engine.corpus import is_code_reference
-from ..results import RunSummary
+from ..engine.corpus import Finding, is_code_reference
+from ..engine.results import RunSummary
 from .common import _checks, _replay, _sorted, _write, reached_line, visible, where_line
 
 __all__ = ["SARIF_SCHEMA", "render_sarif", "repository_root", "source_location",

@@ -101,7 +101,7 @@ def _grammar_transcripts(fmt: Format) -> st.SearchStrategy[str]:
     """Transcripts from the grammar itself (``from_lark`` with explicit strategies)."""
     from hypothesis.extra.lark import from_lark
 
-    from ..grammars import lark_parser
+    from ..formats.grammars import lark_parser
 
     parser = lark_parser(fmt)
     labels = set(fmt.labels.all().values())

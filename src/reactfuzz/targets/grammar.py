@@ -14,7 +14,7 @@ from time import perf_counter
 
 from ..errors import GrammarError
 from ..formats import Format, get_format
-from ..grammars import lark_parser
+from ..formats.grammars import lark_parser
 from ..parsers import GrammarParser
 from .adapters import _describe_exception
 from .base import ParseResult, Target

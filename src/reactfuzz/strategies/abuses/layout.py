@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 from ...fixes import MULTILINE_ARG, Advice
 from ...formats import Format
-from ...grammars import grammar_parse
+from ...formats.grammars import grammar_parse
 from ...model import FinalAnswer, Intent
 from ...render import render, representable
 from ..catalogue import Context, Writing, register_abuse, writes_label

@@ -28,12 +28,13 @@ from lark.exceptions import (
     UnexpectedToken,
 )
 
-from .errors import GrammarError
+from ..errors import GrammarError
+from ..limits import read_user_file
+from ..model import Invalid, Step
+from .builtin import get_format
+from .family import caret_context, label_pattern, rest_text
 from .fastpath import fast_path, join_value
-from .formats import Format, get_format, label_pattern
-from .formats.family import caret_context, rest_text
-from .limits import read_user_file
-from .model import Invalid, Step
+from .spec import Format
 
 __all__ = [
     "Block",
@@ -61,7 +62,7 @@ _LABEL_ROLES = {v: k for k, v in _ROLE_TERMINALS.items()} | {"HEADER": "header"}
 
 def grammar_dir() -> Path:
     """The folder holding the built-in ``.lark`` files (installed copy first, then checkout)."""
-    here = Path(__file__).resolve().parent
+    here = Path(__file__).resolve().parent.parent
     packaged = here / "grammars"
     if (packaged / "bracket.lark").is_file():
         return packaged

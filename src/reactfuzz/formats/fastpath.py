@@ -14,10 +14,10 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from .formats import Format, label_pattern
-from .formats.bracket import read_quoted
-from .formats.family import block_text
-from .model import Action, Step
+from ..model import Action, Step
+from .bracket import read_quoted
+from .family import block_text, label_pattern
+from .spec import Format
 
 __all__ = ["FastPath", "fast_path"]
 
