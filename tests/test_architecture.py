@@ -177,3 +177,23 @@ def test_the_slow_table_names_tests_that_exist() -> None:
         test = name.replace("*", r"\w*")
         assert re.search(rf"def {test}\(", source), f"stale: {pattern}"
         assert why, pattern
+
+
+def private_imports(tree: ast.AST) -> list[str]:
+    """The ``_private`` names a module takes from another module (``from x import _y``)."""
+    return [alias.name for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)
+            for alias in node.names
+            if alias.name.startswith("_") and not alias.name.startswith("__")]
+
+
+def test_no_module_takes_another_modules_private_names() -> None:
+    """What modules share is public: a ``_name`` is its own module's business alone."""
+    offenders = {module_name(path): names for path in _sources()
+                 if (names := private_imports(ast.parse(path.read_text(encoding="utf-8"))))}
+    assert offenders == {}
+
+
+def test_the_private_import_check_sees_one() -> None:
+    """The check above would fail on a module importing a private helper."""
+    tree = ast.parse("from .common import _write, visible\nfrom . import abuses as _abuses\n")
+    assert private_imports(tree) == ["_write"]

@@ -269,11 +269,11 @@ def test_bare_reactfuzz_prints_help_and_exits_0(capsys) -> None:
 def test_no_color_turns_auto_colour_off(monkeypatch) -> None:
     import argparse
 
-    from reactfuzz.cli.fuzz import _color
+    from reactfuzz.cli.fuzz import use_color
 
     monkeypatch.setattr("sys.stdout.isatty", lambda: True)
     auto = argparse.Namespace(color="auto")
-    assert _color(auto)
+    assert use_color(auto)
     monkeypatch.setenv("NO_COLOR", "1")
-    assert not _color(auto)
-    assert _color(argparse.Namespace(color="always"))
+    assert not use_color(auto)
+    assert use_color(argparse.Namespace(color="always"))

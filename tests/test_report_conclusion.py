@@ -14,14 +14,14 @@ from reactfuzz.engine.results import StudyCell, StudyResult, wilson
 from reactfuzz.engine.run import run_fuzz
 from reactfuzz.reporting import render_html, render_study_markdown
 from reactfuzz.reporting.common import (
-    _AMBERS,
-    _REDS,
-    _VERDICT_COLORS,
+    AMBERS,
     DESIGN_COLOR,
     PROTOCOL_COLOR,
+    REDS,
+    VERDICT_COLORS,
 )
 from reactfuzz.reporting.conclusion import study_conclusion
-from reactfuzz.reporting.svg import _ramp
+from reactfuzz.reporting.svg import ramp_color
 
 OPS = ["clean.render", "injected.second-action", "malformed.wrong-type"]
 
@@ -115,18 +115,18 @@ def test_protocol_faults_are_drawn_in_the_protocol_colour_never_the_design_one()
     # the verdict bars: beta's wrong calls are the protocol's, alpha's its own
     assert _fills(page, "beta · protocol fault (any verdict)") == [PROTOCOL_COLOR]
     assert _fills(page, "beta · wrong-call (design)") == []
-    assert _fills(page, "alpha · wrong-call (design)") == [_VERDICT_COLORS["wrong-call"]]
-    assert PROTOCOL_COLOR not in _VERDICT_COLORS.values()
+    assert _fills(page, "alpha · wrong-call (design)") == [VERDICT_COLORS["wrong-call"]]
+    assert PROTOCOL_COLOR not in VERDICT_COLORS.values()
     # the pooled rate per design: design faults red, the protocol's amber
     assert _fills(page, "beta · protocol fault") == [PROTOCOL_COLOR, PROTOCOL_COLOR]
     assert _fills(page, "alpha · design fault") == [DESIGN_COLOR]
     # the matrix: beta's protocol-only cell on the amber ramp, alpha's on the red one
     cell = re.search(r'style="background:(#[0-9a-f]{6});[^"]*" title="beta × '
                      r"malformed.wrong-type", page)
-    assert cell is not None and cell.group(1) == _ramp(_AMBERS, 5 / 60)
+    assert cell is not None and cell.group(1) == ramp_color(AMBERS, 5 / 60)
     cell = re.search(r'style="background:(#[0-9a-f]{6});[^"]*" title="alpha × '
                      r"injected.second-action", page)
-    assert cell is not None and cell.group(1) == _ramp(_REDS, 12 / 60)
+    assert cell is not None and cell.group(1) == ramp_color(REDS, 12 / 60)
 
 
 def test_a_mixed_cell_is_coloured_by_its_design_faults_only() -> None:
@@ -134,7 +134,7 @@ def test_a_mixed_cell_is_coloured_by_its_design_faults_only() -> None:
     page = render_html(study)
     cell = re.search(r'style="background:(#[0-9a-f]{6});[^"]*" title="alpha × '
                      r"malformed.wrong-type", page)
-    assert cell is not None and cell.group(1) == _ramp(_REDS, 6 / 60)
+    assert cell is not None and cell.group(1) == ramp_color(REDS, 6 / 60)
 
 
 def test_operator_chart_counts_distinct_failures_of_a_real_run(

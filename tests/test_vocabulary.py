@@ -82,7 +82,7 @@ def test_the_old_names_are_the_one_definition() -> None:
     assert checks.DISAGREEMENT_SEVERITY is kinds.DISAGREEMENT_SEVERITY
     assert study.SEVERITY_RANK is kinds.SEVERITY_RANK
     assert checks.SEVERITY is study.SEVERITY is kinds.SEVERITY
-    assert common._SEVERITIES == tuple(reversed(kinds.SEVERITY_SCALE))
+    assert common.SEVERITIES == tuple(reversed(kinds.SEVERITY_SCALE))
 
 
 # --- one argument binder --------------------------------------------------------------

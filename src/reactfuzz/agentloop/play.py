@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from ..targets.adapters import _describe_exception
+from ..targets.adapters import describe_exception
 from ..targets.callables import SoftTimeout, alarm_usable, call_with_alarm
 from ..tools import ToolRegistry
 from .fakes import FakeTools, ModelCall, ScriptedModel, StepBoundExceeded, ToolCall
@@ -62,6 +62,6 @@ def play(loop: LoopFn, script: Script, registry: ToolRegistry, *, max_calls: int
     except KeyboardInterrupt:
         raise
     except BaseException as exc:  # the loop died: SystemExit too is the loop's, not ours
-        ended, error = "raised", _describe_exception(exc)
+        ended, error = "raised", describe_exception(exc)
     return LoopRun(script, tuple(model.calls), tuple(tools.calls), ended, answer, error,
                    max_calls)

@@ -36,12 +36,12 @@ def _in_process(spec: str, fmt: str) -> tuple[Callable[[str], object], Callable[
     """The target's parse in this process (as a Step), and its bare call when it has one."""
     from ..targets import FunctionTarget, load_target
     from ..targets.callables import CallableTarget
-    from ..targets.user_code import _resolve_parser
+    from ..targets.user_code import resolve_parser
 
     tgt = load_target(spec, fmt)
     if not isinstance(tgt, FunctionTarget):
         return tgt.run, lambda: None
-    fn = _resolve_parser(spec, tgt.cwd)
+    fn = resolve_parser(spec, tgt.cwd)
     tgt.close()
     own = CallableTarget(fn, fmt, timeout=None, name=spec)  # no alarm: the call alone
 

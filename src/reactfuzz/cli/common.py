@@ -12,7 +12,7 @@ if TYPE_CHECKING:
     from ..engine.signals import Interrupts
 
 
-def _expand_abuses(patterns: list[str] | None) -> list[str] | None:
+def expand_abuses(patterns: list[str] | None) -> list[str] | None:
     """Abuse ids from the command line; ``family.*`` or ``family`` selects a family."""
     from ..strategies import ABUSES
 
@@ -34,17 +34,17 @@ def _expand_abuses(patterns: list[str] | None) -> list[str] | None:
 
 
 
-def _write_text(path: str, text: str, *, json: bool = False) -> None:
+def write_text(path: str, text: str, *, json: bool = False) -> None:
     """Write a report the way every report is written: sanitised, atomically."""
-    from ..reporting.common import _write
+    from ..reporting.common import write_atomic
 
     try:
-        _write(path, text, json=json)
+        write_atomic(path, text, json=json)
     except OSError as e:
         raise UsageError(f"{path}: cannot write: {e.strerror or e}") from None
 
 
-def _progress_color(args: argparse.Namespace) -> bool | None:
+def progress_color(args: argparse.Namespace) -> bool | None:
     """``--color`` as a progress printer takes it: forced on or off, else ``None`` (the
     printer decides from its stream and ``NO_COLOR``)."""
     return {"always": True, "never": False}.get(args.color)

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..errors import InputFileError, UsageError
-from .common import EventOutput, _expand_abuses, _progress_color, _write_text
+from .common import EventOutput, expand_abuses, progress_color, write_text
 from .validate import check_outputs
 
 if TYPE_CHECKING:
@@ -67,7 +67,7 @@ def _read_corpora(corpora: list[str], baseline: str | None) -> None:
             pass
 
 
-def _check_ids(values: list[str] | None) -> list[str]:
+def check_ids(values: list[str] | None) -> list[str]:
     """The ids of repeated, comma-separated ``--check``-style options, in order."""
     return [i.strip() for v in values or [] for i in v.split(",") if i.strip()]
 
@@ -76,7 +76,7 @@ def _select_checks(args: argparse.Namespace) -> list[str] | None:
     """The checks ``--check`` and ``--exclude-check`` ask for (``None``: all of them)."""
     from ..engine.checks import CHECKS
 
-    wanted, excluded = _check_ids(args.check), _check_ids(args.exclude_check)
+    wanted, excluded = check_ids(args.check), check_ids(args.exclude_check)
     for name in wanted + excluded:
         CHECKS.get_or_raise(name)  # an unknown id is a usage error naming the known ones
     if not excluded:
@@ -114,7 +114,7 @@ def _cmd_fuzz(args: argparse.Namespace) -> int:
     config = FuzzConfig(
         hypothesis_db=args.hypothesis_db,
         targets=_fuzz_targets(args), format=args.format, dispatcher=args.dispatcher,
-        tools=args.tools, checks=checks, abuses=_expand_abuses(args.abuse),
+        tools=args.tools, checks=checks, abuses=expand_abuses(args.abuse),
         seed=args.seed, max_examples=args.max_examples, time_budget=args.time_budget,
         corpus=None if args.no_corpus else args.corpus, baseline=args.baseline,
         replay_corpus=not args.no_replay, time_limit=args.time_limit, stream=args.stream,
@@ -127,7 +127,7 @@ def _cmd_fuzz(args: argparse.Namespace) -> int:
     config = _resolve_auto_format(config, quiet=args.quiet)
     printer = None if args.quiet else ProgressPrinter(
         sys.stderr, verbose=args.verbose,
-        color=_progress_color(args))
+        color=progress_color(args))
 
     from ..engine.signals import sigterm_interrupts
 
@@ -142,8 +142,8 @@ def _cmd_fuzz(args: argparse.Namespace) -> int:
         finally:
             emit.close()
         interrupts.hold()  # every report is written whole, whatever signal arrives meanwhile
-        _write_reports(summary, args)
-        print(render_console(summary, color=_color(args)))
+        write_reports(summary, args)
+        print(render_console(summary, color=use_color(args)))
         if explored:
             print(explored)
     got = interrupts.held
@@ -208,7 +208,7 @@ def _explore(args: argparse.Namespace, config: FuzzConfig,
     return summary, line
 
 
-def _color(args: argparse.Namespace) -> bool:
+def use_color(args: argparse.Namespace) -> bool:
     if args.color == "always":
         return True
     if args.color == "never":
@@ -217,7 +217,7 @@ def _color(args: argparse.Namespace) -> bool:
     return sys.stdout.isatty() and not os.environ.get("NO_COLOR")
 
 
-def _write_reports(summary: RunSummary, args: argparse.Namespace) -> None:
+def write_reports(summary: RunSummary, args: argparse.Namespace) -> None:
     from ..reporting import render_markdown, write_html, write_json, write_junit
 
     if args.json:
@@ -226,7 +226,7 @@ def _write_reports(summary: RunSummary, args: argparse.Namespace) -> None:
         write_junit(summary, args.junit)
     if args.markdown:
         full = args.html or args.json or args.sarif or None
-        _write_text(args.markdown, render_markdown(summary, full_report=full))
+        write_text(args.markdown, render_markdown(summary, full_report=full))
     if args.html:
         write_html(summary, args.html)
     if args.sarif:
@@ -272,7 +272,7 @@ def _cmd_replay(args: argparse.Namespace) -> int:
     print(f"\n{len(reproduced)} of {len(results)} findings reproduce"
           + (f" against {args.target}" if args.target else ""))
     if args.json:
-        _write_text(args.json, json.dumps([
+        write_text(args.json, json.dumps([
             {"path": str(r.path), "check": r.finding.check, "verdict": r.finding.failure,
              "reproduced": r.reproduced, "observed": r.observed} for r in results
         ], indent=2) + "\n", json=True)

@@ -12,8 +12,8 @@ import sys
 from typing import TYPE_CHECKING
 
 from ..errors import UsageError
-from .common import EventOutput, _progress_color
-from .fuzz import _check_ids, _color, _write_reports
+from .common import EventOutput, progress_color
+from .fuzz import check_ids, use_color, write_reports
 from .validate import check_outputs
 
 if TYPE_CHECKING:
@@ -43,7 +43,7 @@ def _finish(config: LoopConfig, args: argparse.Namespace) -> int:
     from ..reporting import ProgressPrinter, render_console
 
     printer = None if args.quiet else ProgressPrinter(sys.stderr,
-                                                      color=_progress_color(args))
+                                                      color=progress_color(args))
     with sigterm_interrupts() as interrupts:  # a CI cancel stops the run as Ctrl-C does
         emit = EventOutput(interrupts, printer, args.events)
         try:
@@ -51,20 +51,20 @@ def _finish(config: LoopConfig, args: argparse.Namespace) -> int:
         finally:
             emit.close()
         interrupts.hold()  # every report is written whole, whatever signal arrives meanwhile
-        _write_reports(summary, args)
-        print(render_console(summary, color=_color(args)))
+        write_reports(summary, args)
+        print(render_console(summary, color=use_color(args)))
     return summary.exit_code
 
 
 def _cmd_loop(args: argparse.Namespace) -> int:
-    checks = list(dict.fromkeys(_check_ids(args.check))) or None
+    checks = list(dict.fromkeys(check_ids(args.check))) or None
     return _finish(_config(args, args.target, checks), args)
 
 
 def _cmd_serve(args: argparse.Namespace) -> int:
     from ..agentloop.serve import SERVER_CHECKS, FakeProvider, command_loop
 
-    checks = list(dict.fromkeys(_check_ids(args.check))) or list(SERVER_CHECKS)
+    checks = list(dict.fromkeys(check_ids(args.check))) or list(SERVER_CHECKS)
     for c in checks:
         if c not in SERVER_CHECKS:
             raise UsageError(f"--check {c!r}: a server can judge only {', '.join(SERVER_CHECKS)}"

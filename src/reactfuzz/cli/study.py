@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..errors import UsageError
-from .common import _expand_abuses, _progress_color, _write_text
+from .common import expand_abuses, progress_color, write_text
 from .validate import check_outputs
 
 if TYPE_CHECKING:
@@ -25,7 +25,7 @@ def _cmd_study(args: argparse.Namespace) -> int:
     check_outputs([], [("--out", args.out)])
     progress = None if args.quiet else ProgressPrinter(
         sys.stderr, verbose=args.verbose,
-        color=_progress_color(args))
+        color=progress_color(args))
     from ..engine.signals import sigterm_interrupts
 
     # as fuzz and loop do: SIGTERM stops the study as Ctrl-C does, and a signal whose
@@ -33,13 +33,13 @@ def _cmd_study(args: argparse.Namespace) -> int:
     with sigterm_interrupts():
         try:
             result = run_study(designs=args.design or STUDY_DESIGNS,
-                               abuses=_expand_abuses(args.abuse), examples=args.examples,
+                               abuses=expand_abuses(args.abuse), examples=args.examples,
                                seed=args.seed, emit=progress)
         finally:
             if progress is not None:
                 progress.close()
     out = Path(args.out)
-    _write_text(str(out / "study.md"), render_study_markdown(result))
+    write_text(str(out / "study.md"), render_study_markdown(result))
     write_html(result, str(out / "study.html"))
     print(render_matrix_text(result))
     print("\nConclusion:\n" + "\n".join(f"- {line.replace('`', '')}"
@@ -76,7 +76,7 @@ def _cmd_bench(args: argparse.Namespace) -> int:
             printer.close()
     print(render_bench(result))
     if args.markdown:
-        _write_text(args.markdown, render_bench(result, markdown=True) + "\n")
+        write_text(args.markdown, render_bench(result, markdown=True) + "\n")
     missed = [r.name for r in result.rows if r.met is False]
     print(f"\n{len(missed)} target(s) not met" + (f": {', '.join(missed)}" if missed else ""))
     return 0
@@ -91,7 +91,7 @@ def _bench_sizes(args: argparse.Namespace, printer: ProgressPrinter | None) -> i
         printer.close()  # the live area is down before the table is printed
     print(render_sizes(series))
     if args.markdown:
-        _write_text(args.markdown, render_sizes(series, markdown=True) + "\n")
+        write_text(args.markdown, render_sizes(series, markdown=True) + "\n")
     missed = [f"{s.parser} ({s.workload})" for s in series if s.met is False]
     print(f"\n{len(missed)} target(s) not met" + (f": {', '.join(missed)}" if missed else ""))
     return 0

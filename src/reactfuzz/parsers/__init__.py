@@ -95,7 +95,7 @@ def get_parser(name: str, fmt: Format | str = "bracket") -> Parser:
     return PARSERS[name](fmt)
 
 
-def _timeout_step(name: str) -> Step:
+def timeout_step(name: str) -> Step:
     return Step(
         invalid=Invalid(
             "timeout", f"{name}: the regular expression ran past {DEFAULT_TIMEOUT}s"
@@ -103,7 +103,7 @@ def _timeout_step(name: str) -> Step:
     )
 
 
-def _thought_before(text: str, end: int) -> str:
+def thought_before(text: str, end: int) -> str:
     head = text[:end].strip()
     if head.startswith("Thought:"):
         head = head[len("Thought:") :].strip()
@@ -141,17 +141,17 @@ class ClassicBracketParser:
         """``if "Answer:" in text`` returns what follows; else split the Action on commas."""
         if "Answer:" in completion:
             before, _, after = completion.partition("Answer:")
-            return Step(thought=_thought_before(before, len(before)), answer=after.strip())
+            return Step(thought=thought_before(before, len(before)), answer=after.strip())
         try:
             m = _CB_ACTION.search(completion, timeout=DEFAULT_TIMEOUT)
         except TimeoutError:
-            return _timeout_step(self.name)
+            return timeout_step(self.name)
         if m is None:
             return Step(invalid=Invalid("no-action", "no line matches the Action regex"))
         raw = m.group(2)
         args = tuple(a.strip() for a in raw.split(","))
         return Step(
-            thought=_thought_before(completion, m.start()), action=Action(m.group(1), raw, args)
+            thought=thought_before(completion, m.start()), action=Action(m.group(1), raw, args)
         )
 
 
@@ -177,18 +177,18 @@ class ClassicActionInputParser:
             m = _CAI_FINAL.search(completion, timeout=DEFAULT_TIMEOUT)
             if m is not None:
                 return Step(
-                    thought=_thought_before(completion, m.start()), answer=m.group(1).strip()
+                    thought=thought_before(completion, m.start()), answer=m.group(1).strip()
                 )
             m = _CAI_ACTION.search(completion, timeout=DEFAULT_TIMEOUT)
         except TimeoutError:
-            return _timeout_step(self.name)
+            return timeout_step(self.name)
         if m is None:
             return Step(
                 invalid=Invalid("no-action", "no 'Action:' line followed by 'Action Input:'")
             )
         value = m.group(2).strip()
         return Step(
-            thought=_thought_before(completion, m.start()),
+            thought=thought_before(completion, m.start()),
             action=Action(m.group(1).strip(), value, (value,)),
         )
 
@@ -215,10 +215,10 @@ class ClassicUnanchoredParser:
         try:
             m = _CU_ACTION.search(completion, timeout=DEFAULT_TIMEOUT)
         except TimeoutError:
-            return _timeout_step(self.name)
+            return timeout_step(self.name)
         if m is None:
             return Step(invalid=Invalid("no-action", "no 'Action: name[...]' in the text"))
-        thought = _thought_before(completion, m.start())
+        thought = thought_before(completion, m.start())
         if m.group(1).lower() == "finish":
             return Step(thought=thought, answer=m.group(2))
         return Step(thought=thought, action=Action(m.group(1), m.group(2)))
@@ -264,7 +264,7 @@ class HardenedBracketParser:
         try:
             labels = list(_HB_LABEL.finditer(text, timeout=DEFAULT_TIMEOUT))
         except TimeoutError:
-            return _timeout_step(self.name)
+            return timeout_step(self.name)
         kinds = [m.group(1) for m in labels]
         if "Observation" in kinds:
             return Step(
@@ -278,7 +278,7 @@ class HardenedBracketParser:
         if not labels or kinds[-1] not in ("Action", "Answer"):
             return Step(invalid=Invalid("no-action", "no 'Action:' or 'Answer:' line"))
         last = labels[-1]
-        thought = _thought_before(text, last.start())
+        thought = thought_before(text, last.start())
         if kinds[-1] == "Answer":
             return Step(thought=thought, answer=text[last.end() :].strip())
         line, _, rest = text[last.start() :].partition("\n")

@@ -34,7 +34,7 @@ import regex  # type: ignore[import-untyped, unused-ignore]  # typed by types-re
 
 from ..formats import Format
 from ..model import Action, Invalid, Step
-from . import DEFAULT_TIMEOUT, Parser, _thought_before, _timeout_step, register_parser
+from . import DEFAULT_TIMEOUT, Parser, register_parser, thought_before, timeout_step
 
 __all__ = [
     "ClassicActionInputJsonParser",
@@ -63,7 +63,7 @@ def _label_stripped(head: str, label: str) -> str:
     head = head.strip()
     if head.endswith(label):
         head = head[: -len(label)].strip()
-    return _thought_before(head, len(head))
+    return thought_before(head, len(head))
 
 
 # ------------------------------------------------------------------ action-input-json
@@ -83,12 +83,12 @@ class ClassicActionInputJsonParser:
         """``'Final Answer:' in text`` first, then the first Action and all text after its input."""
         if "Final Answer:" in completion:
             before, _, after = completion.rpartition("Final Answer:")
-            return Step(thought=_thought_before(before, len(before)), answer=after.strip())
+            return Step(thought=thought_before(before, len(before)), answer=after.strip())
         try:
             tool = _AIJ_ACTION.search(completion, timeout=DEFAULT_TIMEOUT)
             value = _AIJ_INPUT.search(completion, timeout=DEFAULT_TIMEOUT)
         except TimeoutError:
-            return _timeout_step(self.name)
+            return timeout_step(self.name)
         if tool is None or value is None:
             return Step(invalid=Invalid("no-action", "no 'Action:' and 'Action Input:'"))
         raw = value.group(1).strip()
@@ -96,7 +96,7 @@ class ClassicActionInputJsonParser:
             args = json.loads(raw)
         except ValueError as e:
             return _bad_json(self.name, e)
-        return Step(thought=_thought_before(completion, tool.start()),
+        return Step(thought=thought_before(completion, tool.start()),
                     action=_action(tool.group(1).strip(), args, raw))
 
 
@@ -171,7 +171,7 @@ class ClassicJsonBlobFencedParser:
         try:
             m = _FENCE.search(completion, timeout=DEFAULT_TIMEOUT)
         except TimeoutError:
-            return _timeout_step(self.name)
+            return timeout_step(self.name)
         if m is None:
             return Step(invalid=Invalid("no-action", "no code fence in the text"))
         raw = m.group(1).strip()
@@ -192,12 +192,12 @@ def _classic_json_blob_fenced(fmt: Format) -> Parser:
 _THINK_END = "</think>"
 
 
-def _after_think(text: str) -> str:
+def after_think(text: str) -> str:
     """The text after the last ``</think>`` (all of it without one), trimmed."""
     return text.rpartition(_THINK_END)[2].strip() if _THINK_END in text else text.strip()
 
 
-def _think(text: str) -> str:
+def think_text(text: str) -> str:
     """The think block's text (empty without one)."""
     if _THINK_END not in text:
         return ""
@@ -218,9 +218,9 @@ class ClassicToolCallParser:
         try:
             m = pattern.search(completion, timeout=DEFAULT_TIMEOUT)
         except TimeoutError:
-            return _timeout_step(self.name)
+            return timeout_step(self.name)
         if m is None:
-            return Step(thought=_think(completion), answer=_after_think(completion))
+            return Step(thought=think_text(completion), answer=after_think(completion))
         raw = m.group(1).strip()
         try:
             obj = json.loads(raw)
@@ -229,7 +229,7 @@ class ClassicToolCallParser:
         if not isinstance(obj, dict) or not isinstance(obj.get(self.format.tool_key), str):
             return Step(invalid=Invalid("no-action", f"no {self.format.tool_key!r} in the call"))
         args = obj.get(self.format.args_key, {})
-        return Step(thought=_think(completion[: m.start()]) or completion[: m.start()].strip(),
+        return Step(thought=think_text(completion[: m.start()]) or completion[: m.start()].strip(),
                     action=_action(obj[self.format.tool_key], args, raw))
 
 
@@ -252,8 +252,8 @@ class ClassicFunctionTagParser:
         try:
             m = pattern.search(completion, timeout=DEFAULT_TIMEOUT)
         except TimeoutError:
-            return _timeout_step(self.name)
-        answer = Step(thought=_think(completion), answer=_after_think(completion))
+            return timeout_step(self.name)
+        answer = Step(thought=think_text(completion), answer=after_think(completion))
         if m is None:
             return answer
         raw = m.group(2)
@@ -261,7 +261,8 @@ class ClassicFunctionTagParser:
             args = json.loads(raw)
         except ValueError:
             return answer
-        return Step(thought=_think(completion[: m.start()]), action=_action(m.group(1), args, raw))
+        return Step(thought=think_text(completion[: m.start()]),
+                    action=_action(m.group(1), args, raw))
 
 
 @register_parser("classic-function-tag", "<function=(\\w+)>(.*?)</function> anywhere, no DOTALL")
@@ -285,7 +286,7 @@ class ClassicDspyReactParser:
         try:
             parts = header.split(completion, timeout=DEFAULT_TIMEOUT)
         except TimeoutError:
-            return _timeout_step(self.name)
+            return timeout_step(self.name)
         fields: dict[str, str] = {}
         for key, value in zip(parts[1::2], parts[2::2]):
             fields.setdefault(key, value.strip())

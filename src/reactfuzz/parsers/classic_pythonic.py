@@ -15,7 +15,7 @@ import regex  # type: ignore[import-untyped, unused-ignore]  # typed by types-re
 
 from ..formats import Format
 from ..model import Action, Invalid, Step
-from . import DEFAULT_TIMEOUT, Parser, _timeout_step, register_parser
+from . import DEFAULT_TIMEOUT, Parser, register_parser, timeout_step
 
 __all__ = ["ClassicPythonicParser"]
 
@@ -34,7 +34,7 @@ class ClassicPythonicParser:
         try:
             m = _CALL.search(completion, timeout=DEFAULT_TIMEOUT)
         except TimeoutError:
-            return _timeout_step(self.name)
+            return timeout_step(self.name)
         if m is None:
             return Step(answer=completion.strip())
         names, values = [], []

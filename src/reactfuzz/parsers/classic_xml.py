@@ -20,8 +20,8 @@ import regex  # type: ignore[import-untyped, unused-ignore]  # typed by types-re
 
 from ..formats import Format
 from ..model import Action, Step
-from . import DEFAULT_TIMEOUT, Parser, _timeout_step, register_parser
-from .classic_json import _after_think, _think
+from . import DEFAULT_TIMEOUT, Parser, register_parser, timeout_step
+from .classic_json import after_think, think_text
 
 __all__ = ["ClassicXmlParser"]
 
@@ -47,13 +47,13 @@ class ClassicXmlParser:
         try:
             m = regex.search(call_re, completion, regex.DOTALL, timeout=DEFAULT_TIMEOUT)
             if m is None:
-                return Step(thought=_think(completion), answer=_after_think(completion))
+                return Step(thought=think_text(completion), answer=after_think(completion))
             params = {name: value.strip() for name, value in
                       regex.findall(param_re, m.group(2), regex.DOTALL, timeout=DEFAULT_TIMEOUT)}
         except TimeoutError:
-            return _timeout_step(self.name)
+            return timeout_step(self.name)
         head = completion[: m.start()]
-        thought = _think(head) or head.replace(f"<{self.format.tag}>", "").strip()
+        thought = think_text(head) or head.replace(f"<{self.format.tag}>", "").strip()
         return Step(thought=thought, action=Action(
             m.group(1).strip(), m.group(0), tuple(params.values()), tuple(params)))
 

@@ -40,12 +40,12 @@ FAMILIES: dict[str, str] = {
 }
 """The abuse families in catalogue order, with one line each (``docs/abuses.md``)."""
 
-_SEVERITIES = tuple(reversed(SEVERITY_SCALE))  # worst first
-_SEV_RANK = {s: i for i, s in enumerate(_SEVERITIES)}
-_VERDICTS = tuple(SEVERITY)  # ok first, then by severity: the stacking order of the charts
+SEVERITIES = tuple(reversed(SEVERITY_SCALE))  # worst first
+_SEV_RANK = {s: i for i, s in enumerate(SEVERITIES)}
+VERDICTS = tuple(SEVERITY)  # ok first, then by severity: the stacking order of the charts
 
 
-def _family(abuse: str) -> str:
+def family_of(abuse: str) -> str:
     """The family of an abuse id (the registry's, else the id's prefix)."""
     a = ABUSES.get(abuse)
     return a.family if a is not None else abuse.split(".", 1)[0]
@@ -57,45 +57,45 @@ def _family_order(families: Iterable[str]) -> list[str]:
     return [f for f in known if f in fams] + sorted(fams - set(known))
 
 
-def _by_family(abuses: Iterable[str]) -> list[str]:
+def by_family(abuses: Iterable[str]) -> list[str]:
     """Abuse ids grouped by family (catalogue order), keeping their order inside a family."""
     abuses = list(dict.fromkeys(abuses))
-    rank = {f: i for i, f in enumerate(_family_order(_family(a) for a in abuses))}
-    return sorted(abuses, key=lambda a: rank[_family(a)])
+    rank = {f: i for i, f in enumerate(_family_order(family_of(a) for a in abuses))}
+    return sorted(abuses, key=lambda a: rank[family_of(a)])
 
 
-def _families(summary: RunSummary) -> list[str]:
+def families_found(summary: RunSummary) -> list[str]:
     found = [f.abuse for f in (*summary.findings, *summary.protocol_notes)]
-    return _family_order(_family(a) for a in [*summary.abuses, *found])
+    return _family_order(family_of(a) for a in [*summary.abuses, *found])
 
 
-def _checks(summary: RunSummary) -> list[str]:
+def checks_found(summary: RunSummary) -> list[str]:
     found = [f.check for f in (*summary.findings, *summary.protocol_notes)]
     return list(dict.fromkeys([*summary.checks, *found]))
 
 
-def _targets(summary: RunSummary) -> list[str]:
+def targets_found(summary: RunSummary) -> list[str]:
     found = [f.target for f in (*summary.findings, *summary.protocol_notes)]
     return list(dict.fromkeys([*summary.targets, *found]))
 
 
-def _sorted(findings: Iterable[Finding]) -> list[Finding]:
+def worst_first(findings: Iterable[Finding]) -> list[Finding]:
     """Worst first, then by check, abuse and target: the order every report uses."""
     return sorted(findings, key=lambda f: (
-        _SEV_RANK.get(f.severity, len(_SEVERITIES)), f.check, f.abuse, f.target, f.failure, f.id,
+        _SEV_RANK.get(f.severity, len(SEVERITIES)), f.check, f.abuse, f.target, f.failure, f.id,
     ))
 
 
-def _matrix(summary: RunSummary) -> dict[tuple[str, str], int]:
+def finding_matrix(summary: RunSummary) -> dict[tuple[str, str], int]:
     """Findings counted by (check, family)."""
     out: dict[tuple[str, str], int] = {}
     for f in summary.findings:
-        key = (f.check, _family(f.abuse))
+        key = (f.check, family_of(f.abuse))
         out[key] = out.get(key, 0) + 1
     return out
 
 
-def _replay(summary: RunSummary, finding: Finding) -> str:
+def replay_command(summary: RunSummary, finding: Finding) -> str:
     if summary.corpus_dir:
         return finding.replay_command(f"{summary.corpus_dir.rstrip('/')}/{finding.filename}")
     return f"(not saved: rerun with --seed {summary.seed} and --corpus DIR to keep it)"
@@ -110,32 +110,32 @@ def reached_line(f: Finding) -> str:
     """How many failing examples met a finding's bug, and which operators reached it."""
     ops = [f.abuse, *f.also_reached]
     shown = ", ".join(ops[:6]) + (f" and {len(ops) - 6} more" if len(ops) > 6 else "")
-    return f"{_plural(f.count, 'failing example')} from {_plural(len(ops), 'operator')}: {shown}"
+    return f"{plural(f.count, 'failing example')} from {plural(len(ops), 'operator')}: {shown}"
 
 
-def _plural(n: int, word: str) -> str:
+def plural(n: int, word: str) -> str:
     return f"{n} {word}" if n == 1 else f"{n} {word}s"
 
 
-def _seconds(s: float) -> str:
+def seconds_text(s: float) -> str:
     return f"{s:.1f} s"
 
 
-def _known_line(summary: RunSummary) -> str:
+def known_line(summary: RunSummary) -> str:
     """``K known, M new, F fixed``: known = the corpus or baseline held it and it still
     fails, fixed = it held it and its replay no longer fails."""
     return (f"{summary.known} known, {len(summary.new_findings)} new,"
             f" {summary.fixed} fixed")
 
 
-def _counts_line(summary: RunSummary) -> str:
+def counts_line(summary: RunSummary) -> str:
     """``N findings (K known, M new, F fixed), P protocol notes``."""
     total = summary.known + len(summary.new_findings)
-    notes = _plural(len(summary.protocol_notes), "protocol note")
-    return f"{_plural(total, 'finding')} ({_known_line(summary)}), {notes}"
+    notes = plural(len(summary.protocol_notes), "protocol note")
+    return f"{plural(total, 'finding')} ({known_line(summary)}), {notes}"
 
 
-def _exit_meaning(summary: RunSummary) -> str:
+def exit_meaning(summary: RunSummary) -> str:
     code = summary.exit_code
     if code == 130:
         return "exit code 130: interrupted; the findings so far are kept"
@@ -152,13 +152,13 @@ def _exit_meaning(summary: RunSummary) -> str:
 # --------------------------------------------------------------------------------------
 # Making invisible characters visible.
 
-def _free(text: str) -> str:
+def free_text(text: str) -> str:
     """Free text (expected, observed, explanation) on one line with invisible characters
     escaped; backslashes stay single, since only the line structure matters there."""
     return "".join("\\" if ch == "\\" else token(ch) for ch in text)
 
 
-def _chunks(text: str, width: int) -> list[str]:
+def chunks(text: str, width: int) -> list[str]:
     """``visible(text)`` cut into lines of at most ``width`` characters, never in an escape."""
     lines: list[str] = []
     cur, cut = "", 0  # cut: where the line would best end (after an escaped line break)
@@ -174,9 +174,9 @@ def _chunks(text: str, width: int) -> list[str]:
     return [*lines, cur] if cur or not lines else lines
 
 
-def _count_table(summary: RunSummary) -> tuple[list[str], list[list[str]]]:
+def count_table(summary: RunSummary) -> tuple[list[str], list[list[str]]]:
     """Findings by check (rows) and family (columns), with totals; ``.`` for none."""
-    fams, checks, m = _families(summary), _checks(summary), _matrix(summary)
+    fams, checks, m = families_found(summary), checks_found(summary), finding_matrix(summary)
 
     def cell(n: int) -> str:
         return str(n) if n else "."
@@ -190,7 +190,7 @@ def _count_table(summary: RunSummary) -> tuple[list[str], list[list[str]]]:
     return ["check", *fams, "total"], rows
 
 
-def _write(path: str | Path, text: str, *, json: bool = False) -> Path:
+def write_atomic(path: str | Path, text: str, *, json: bool = False) -> Path:
     """Write a report atomically (a temporary file, then a rename): a run stopped while
     writing never leaves half a report. The text passes the one sanitiser first (JSON as
     ``\\uXXXX`` escapes, so it stays the same data): no report carries a control
@@ -215,50 +215,50 @@ def _write(path: str | Path, text: str, *, json: bool = False) -> Path:
 # Study rates.
 
 
-def _percent(r: float, dec: int = 0) -> str:
+def percent_text(r: float, dec: int = 0) -> str:
     """``r`` in percent with ``dec`` decimals, halves rounded up (``round`` would make
     0.5 % read 0 %)."""
     scale = 10**dec
     return f"{math.floor(r * 100 * scale + 0.5 + 1e-9) / scale:.{dec}f}"
 
 
-def _pct(r: float, dec: int = 0) -> str:
+def pct(r: float, dec: int = 0) -> str:
     """A rate in percent; a rate that is not 0 never reads 0 % (nor 100 % when not 1)."""
-    p = _percent(r, dec)
+    p = percent_text(r, dec)
     if r > 0 and float(p) == 0:
-        return f"<{_percent(10**-(dec + 2), dec)}%"
+        return f"<{percent_text(10**-(dec + 2), dec)}%"
     if r < 1 and float(p) == 100:
-        return f">{_percent(1 - 10**-(dec + 2), dec)}%"
+        return f">{percent_text(1 - 10**-(dec + 2), dec)}%"
     return f"{p}%"
 
 
-def _rate_parts(k: int, n: int) -> tuple[str, str]:
+def rate_parts(k: int, n: int) -> tuple[str, str]:
     """``("37%", "[29–46]")``: the rate and its 95 % Wilson interval in percent, with the
     decimals it takes for the interval's bounds to differ (a pooled ``[0–0]`` says nothing)."""
     lo, hi = wilson(k, n)
     r = k / n if n else 0.0
     dec = 0
-    while dec < 2 and ((hi > lo and _percent(lo, dec) == _percent(hi, dec))
-                       or (r > 0 and float(_percent(r, dec)) == 0)):
+    while dec < 2 and ((hi > lo and percent_text(lo, dec) == percent_text(hi, dec))
+                       or (r > 0 and float(percent_text(r, dec)) == 0)):
         dec += 1
-    return _pct(r, dec), f"[{_percent(lo, dec)}–{_percent(hi, dec)}]"
+    return pct(r, dec), f"[{percent_text(lo, dec)}–{percent_text(hi, dec)}]"
 
 
-def _rate_ci(k: int, n: int) -> str:
+def rate_ci(k: int, n: int) -> str:
     """``37% [29–46]``: the rate and its 95 % Wilson interval, in percent."""
     if n == 0:
         return "no examples"
-    return " ".join(_rate_parts(k, n))
+    return " ".join(rate_parts(k, n))
 
 
-def _mark(c: StudyCell) -> str:
+def protocol_mark(c: StudyCell) -> str:
     """``†`` every bad verdict is the protocol's; ``‡`` some are."""
     if c.protocol and c.protocol >= c.bad():
         return "†"
     return "‡" if c.protocol else ""
 
 
-def _worst(c: StudyCell, top: int = 3) -> str:
+def worst_verdicts(c: StudyCell, top: int = 3) -> str:
     """The most frequent non-ok verdicts, each with how many of them the protocol caused
     (``wrong-call 10 (10 protocol)``): a count never reads as design faults it is not."""
     bad = sorted(((k, v) for k, v in c.counts.items() if k != "ok" and v),
@@ -271,14 +271,14 @@ def _worst(c: StudyCell, top: int = 3) -> str:
     return ", ".join(said(k, v) for k, v in bad[:top]) or "none"
 
 
-def _descriptions(study: StudyResult) -> dict[str, str]:
+def descriptions(study: StudyResult) -> dict[str, str]:
     from ..designs import BUILTIN_DESIGNS
 
     return {d: study.descriptions.get(d) or (
         BUILTIN_DESIGNS[d].description if d in BUILTIN_DESIGNS else "") for d in study.designs}
 
 
-def _design_blocks(designs: list[str], size: int = 8) -> list[list[str]]:
+def design_blocks(designs: list[str], size: int = 8) -> list[list[str]]:
     """The study's designs in blocks of at most ``size`` (one table each), never parting
     two neighbours of the same format (a classic design and its grammar)."""
     from ..designs import BUILTIN_DESIGNS
@@ -300,20 +300,20 @@ def _design_blocks(designs: list[str], size: int = 8) -> list[list[str]]:
 _Worst = list[tuple[str, str]]
 
 
-def _conclusions(study: StudyResult) -> list[tuple[str, list[tuple[str, str, _Worst]]]]:
+def study_conclusions(study: StudyResult) -> list[tuple[str, list[tuple[str, str, _Worst]]]]:
     """The study's conclusions as text: per format, each design's design-fault rate (with
     its interval) and the operators it fails on most, as ``(operator, "verdict rate")``."""
     from ..engine.study import format_conclusions
 
     out = []
     for fc in format_conclusions(study):
-        rows = [(d.design, _rate_ci(d.faults, d.n), [(a, f"{v} {_pct(r)}") for a, v, r in d.worst])
+        rows = [(d.design, rate_ci(d.faults, d.n), [(a, f"{v} {pct(r)}") for a, v, r in d.worst])
                 for d in fc.designs]
         out.append((fc.format, rows))
     return out
 
 
-_STUDY_LEGEND = [
+STUDY_LEGEND = [
     "Each cell: the share of examples whose verdict is not `ok`, with its 95 % Wilson "
     "interval in brackets (percent).",
     "`†` every non-ok verdict in the cell is caused by the **protocol** (the format cannot "
@@ -352,30 +352,30 @@ FAULT_LEGEND = (
 """The legend every HTML report shows for :data:`FAULT_COLORS` (name, colour, meaning)."""
 
 # Ramps for the matrix cells: a design-fault rate in reds, a protocol-only rate in ambers.
-_REDS = ((0.0, "#fff5f0"), (0.05, "#fee0d2"), (0.15, "#fc9272"), (0.35, "#ef3b2c"),
+REDS = ((0.0, "#fff5f0"), (0.05, "#fee0d2"), (0.15, "#fc9272"), (0.35, "#ef3b2c"),
          (0.65, "#a50f15"), (1.0, "#67000d"))
-_AMBERS = ((0.0, "#fffbeb"), (0.05, "#fff0c2"), (0.15, "#fcd667"), (0.35, "#e8a317"),
+AMBERS = ((0.0, "#fffbeb"), (0.05, "#fff0c2"), (0.15, "#fcd667"), (0.35, "#e8a317"),
            (0.65, "#d38b0a"), (1.0, "#b07004"))  # stays amber: never reads as a red
-_ZERO = "#edf8e9"  # a cell with no non-ok verdict (the pale end of the ok green)
-_NA = "#f0f0f0"  # the operator does not apply
+ZERO = "#edf8e9"  # a cell with no non-ok verdict (the pale end of the ok green)
+NA = "#f0f0f0"  # the operator does not apply
 
 # Findings are design faults: their severities are shades of the design red.
-_SEV_COLORS = {"critical": "#67000d", "high": "#b2182b", "medium": "#ef3b2c",
+SEV_COLORS = {"critical": "#67000d", "high": "#b2182b", "medium": "#ef3b2c",
                "low": "#fc9272", "none": "#d9d9d9"}
 # A design-caused verdict by kind: shades of the design red, worst darkest. Protocol-caused
 # verdicts of any kind are drawn in PROTOCOL_COLOR, ok in OK_COLOR.
-_VERDICT_COLORS = {
+VERDICT_COLORS = {
     "ok": OK_COLOR, "wrong-call": "#67000d", "hijacked-answer": "#99000d",
     "fabricated-observation": "#b2182b", "unvalidated-call": "#cb181d", "crash": "#ef3b2c",
     "timeout": "#fb6a4a", "silent-drop": "#fc9272", "wrong-rejection": "#fcbba1",
 }
 
 
-def _hex(c: str) -> tuple[int, int, int]:
+def hex_rgb(c: str) -> tuple[int, int, int]:
     c = c.lstrip("#")
     return int(c[0:2], 16), int(c[2:4], 16), int(c[4:6], 16)
 
 
-def _dark(c: str) -> bool:
-    r, g, b = _hex(c)
+def dark(c: str) -> bool:
+    r, g, b = hex_rgb(c)
     return 0.299 * r + 0.587 * g + 0.114 * b < 140

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..engine.results import StudyResult, wilson
-from .common import _family, _percent, _rate_ci
+from .common import family_of, percent_text, rate_ci
 
 __all__ = ["study_conclusion"]
 
@@ -38,7 +38,7 @@ def _designs(study: StudyResult) -> list[_Design]:
             continue
         families: dict[str, list[int]] = {}
         for c in cells:
-            k_n = families.setdefault(_family(c.abuse), [0, 0])
+            k_n = families.setdefault(family_of(c.abuse), [0, 0])
             k_n[0] += c.design_faults()
             k_n[1] += c.n
         fam, (k, n) = max(families.items(),
@@ -81,13 +81,13 @@ def study_conclusion(study: StudyResult) -> list[str]:
             f"{scope}, {which} had no design fault on any operator that applies to"
             f" their format: {names} (0 faults in {_span([str(n) for n in ns])} examples"
             f"{' each' if len(safe) > 1 else ''}; 95 % Wilson upper bound on the fault rate"
-            f" {_span([_percent(_upper(n), 1) + '%' for n in reversed(ns)])}).")
+            f" {_span([percent_text(_upper(n), 1) + '%' for n in reversed(ns)])}).")
     else:
         out.append(f"{scope}, no design was free of design faults: every one of the"
                    f" {len(designs)} designs failed by its own fault somewhere.")
     if failed:
-        said = [f"`{d.name}` {_rate_ci(d.faults, d.n)} of {d.n} examples, worst on the"
-                f" {d.worst_family} operators ({_rate_ci(d.family_faults, d.family_n)})"
+        said = [f"`{d.name}` {rate_ci(d.faults, d.n)} of {d.n} examples, worst on the"
+                f" {d.worst_family} operators ({rate_ci(d.family_faults, d.family_n)})"
                 for d in failed[:_LISTED]]
         out.append(f"{len(failed)} design{'s' if len(failed) > 1 else ''} failed by"
                    f" {'their' if len(failed) > 1 else 'its'} own fault (rate with its 95 %"
@@ -95,7 +95,7 @@ def study_conclusion(study: StudyResult) -> list[str]:
         rest = failed[_LISTED:]
         if rest:
             out.append("Also failing, less often: " + ", ".join(
-                f"`{d.name}` {_rate_ci(d.faults, d.n)}" for d in rest) + ".")
+                f"`{d.name}` {rate_ci(d.faults, d.n)}" for d in rest) + ".")
     else:
         out.append("No design failed by its own fault on any operator.")
     out.append(_protocol_sentence(study))
@@ -120,7 +120,7 @@ def _protocol_sentence(study: StudyResult) -> str:
     kind_text = ", ".join(f"{k} {v}" for k, v in sorted(kinds.items(),
                                                           key=lambda kv: (-kv[1], kv[0])))
     return (f"The protocol's fault, not any design's: {protocol} of {n} examples"
-            f" ({_rate_ci(protocol, n)}) got a non-ok verdict no parser can avoid, because"
+            f" ({rate_ci(protocol, n)}) got a non-ok verdict no parser can avoid, because"
             f" the format cannot carry the intent" + (f" ({kind_text})" if kind_text else "")
             + ", most on " + ", ".join(f"`{a}`" for a in top_ops)
             + "; they are protocol notes, not design faults.")

@@ -9,20 +9,20 @@ from collections.abc import Sequence
 from ..engine.advice import advice_for
 from ..engine.results import RunSummary
 from .common import (
-    _chunks,
-    _count_table,
-    _counts_line,
-    _exit_meaning,
-    _family,
-    _free,
-    _plural,
-    _replay,
-    _seconds,
-    _sorted,
-    _targets,
+    chunks,
+    count_table,
+    counts_line,
+    exit_meaning,
+    family_of,
+    free_text,
+    plural,
     reached_line,
+    replay_command,
+    seconds_text,
+    targets_found,
     visible,
     where_line,
+    worst_first,
 )
 from .progress import ProgressPrinter
 
@@ -62,7 +62,7 @@ def _header_parts(summary: RunSummary) -> list[str]:
     ]
     if summary.tools != "default":
         parts.append(f"tools {summary.tools}")
-    parts.append(f"{summary.examples} examples in {_seconds(summary.elapsed)}")
+    parts.append(f"{summary.examples} examples in {seconds_text(summary.elapsed)}")
     parts.append(f"corpus: {summary.replayed} replayed, {summary.reproduced} reproduced"
                  + (f", {summary.replay_skipped} of checks not loaded here skipped (--plugin)"
                     if summary.replay_skipped else ""))
@@ -88,11 +88,11 @@ def render_console(summary: RunSummary, *, color: bool = False, width: int = 100
     if summary.interrupted:
         out.append(_paint("interrupted: the results below are partial", "33", color))
     out.append("")
-    header, rows = _count_table(summary)
+    header, rows = count_table(summary)
     out.append(_paint("findings by check and abuse class", bold, color))
     out += _text_table(header, rows)
 
-    findings = _sorted(summary.findings)
+    findings = worst_first(summary.findings)
     if findings:
         out.append("")
     label_w = 12
@@ -104,29 +104,29 @@ def render_console(summary: RunSummary, *, color: bool = False, width: int = 100
 
     for i, f in enumerate(findings, 1):
         parts = [f"{i}. {f.severity.upper()} {f.failure}", f"check {f.check}",
-                 f"abuse {f.abuse} ({_family(f.abuse)})"]
-        if len(_targets(summary)) > 1:
+                 f"abuse {f.abuse} ({family_of(f.abuse)})"]
+        if len(targets_found(summary)) > 1:
             parts.append(f"target {f.target}")
         head = _wrap_parts(parts, width, indent="   ")
         sev = _paint(f.severity.upper(), _ANSI.get(f.severity, ""), color)
         head[0] = head[0].replace(f.severity.upper(), sev, 1)
         out += head
-        field_("completion", _chunks(f.completion, text_w))
+        field_("completion", chunks(f.completion, text_w))
         for name, text in (("where", where_line(f)), ("expected", f.expected),
                            ("observed", f.observed), ("why", f.explanation),
                            ("fix", advice_for(f)), ("reached", reached_line(f))):
             if text:
                 field_(name, _wrap(text, text_w))
         for example in f.examples[:2]:
-            field_("also", _chunks(example, text_w)[:2])
-        field_("replay", [_replay(summary, f)])
+            field_("also", chunks(example, text_w)[:2])
+        field_("replay", [replay_command(summary, f)])
         out.append("")
     if not findings:
         out.append("")
 
-    notes = _sorted(summary.protocol_notes)
+    notes = worst_first(summary.protocol_notes)
     if notes:
-        said = (f"{_plural(len(notes), 'protocol note')}: the format cannot carry these "
+        said = (f"{plural(len(notes), 'protocol note')}: the format cannot carry these "
                 "intents; not counted as failures")
         out += [_paint(line, bold, color) for line in textwrap.wrap(said, width)]
         for f in notes:
@@ -138,13 +138,14 @@ def render_console(summary: RunSummary, *, color: bool = False, width: int = 100
         said = (f"coverage of {cov.target}: {cov.text} (guided phase: {cov.scenarios:,}"
                 f" scenarios, {cov.kept} mutations kept for reaching new lines)")
         out += textwrap.wrap(said, width)
-    counts = _counts_line(summary)
+    counts = counts_line(summary)
     code = "1;31" if summary.findings else "1;32"
     out += [_paint(line, code, color) for line in textwrap.wrap(counts, width)]
-    out += textwrap.wrap(_exit_meaning(summary), width)
+    out += textwrap.wrap(exit_meaning(summary), width)
     return "\n".join(out) + "\n"
 
 
 def _wrap(text: str, width: int) -> list[str]:
     """Wrap free text (escaping what would break the layout) to ``width``."""
-    return textwrap.wrap(_free(text), width, break_on_hyphens=False, drop_whitespace=True) or [""]
+    lines = textwrap.wrap(free_text(text), width, break_on_hyphens=False, drop_whitespace=True)
+    return lines or [""]

@@ -14,45 +14,45 @@ from ..engine.corpus import Finding
 from ..engine.results import RunSummary, StudyCell, StudyResult, wilson
 from ..strategies import ABUSES
 from .common import (
-    _AMBERS,
-    _NA,
-    _REDS,
-    _SEV_COLORS,
-    _SEVERITIES,
-    _STUDY_LEGEND,
-    _VERDICT_COLORS,
-    _VERDICTS,
-    _ZERO,
+    AMBERS,
     DESIGN_COLOR,
     FAMILIES,
     FAULT_LEGEND,
+    NA,
     PROTOCOL_COLOR,
-    _by_family,
-    _checks,
-    _conclusions,
-    _counts_line,
-    _dark,
-    _descriptions,
-    _design_blocks,
-    _exit_meaning,
-    _family,
-    _free,
-    _mark,
-    _pct,
-    _plural,
-    _rate_ci,
-    _rate_parts,
-    _replay,
-    _seconds,
-    _sorted,
-    _worst,
-    _write,
+    REDS,
+    SEV_COLORS,
+    SEVERITIES,
+    STUDY_LEGEND,
+    VERDICT_COLORS,
+    VERDICTS,
+    ZERO,
+    by_family,
+    checks_found,
+    counts_line,
+    dark,
+    descriptions,
+    design_blocks,
+    exit_meaning,
+    family_of,
+    free_text,
+    pct,
+    plural,
+    protocol_mark,
+    rate_ci,
+    rate_parts,
     reached_line,
+    replay_command,
+    seconds_text,
+    study_conclusions,
     visible,
     where_line,
+    worst_first,
+    worst_verdicts,
+    write_atomic,
 )
 from .conclusion import study_conclusion
-from .svg import _Bar, _bar_chart, _ramp, _Row
+from .svg import Bar, Row, bar_chart, ramp_color
 
 __all__ = ["render_html", "write_html"]
 
@@ -151,8 +151,8 @@ def _deciding(f: Finding) -> str:
 
 
 def _sev_pill(sev: str) -> str:
-    bg = _SEV_COLORS.get(sev, "#d9d9d9")
-    fg = "#fff" if _dark(bg) else "#111"
+    bg = SEV_COLORS.get(sev, "#d9d9d9")
+    fg = "#fff" if dark(bg) else "#111"
     return f'<span class="sev" style="background:{bg};color:{fg}">{_e(sev)}</span>'
 
 
@@ -177,44 +177,44 @@ def _meta(pairs: Sequence[tuple[str, Any]]) -> str:
 def _run_html(summary: RunSummary) -> tuple[str, list[str]]:
     n = len(summary.findings)
     # Not emoji: a machine without an emoji font would draw boxes.
-    badge = (f'<span class="badge fail">✗ {_plural(n, "finding")}</span>' if n
+    badge = (f'<span class="badge fail">✗ {plural(n, "finding")}</span>' if n
              else '<span class="badge pass">✓ no findings</span>')
     if summary.interrupted:
         badge += '<span class="badge stop">interrupted</span>'
-    title = f"reactfuzz run: {_plural(n, 'finding') if n else 'no findings'}"
+    title = f"reactfuzz run: {plural(n, 'finding') if n else 'no findings'}"
     body = [f"<h1>{badge} reactfuzz run</h1>", _meta([
         ("seed", summary.seed), ("targets" if len(summary.targets) > 1 else "target",
                                  ", ".join(summary.targets)),
         ("format", summary.format), ("dispatcher", summary.dispatcher),
         ("tools", summary.tools), ("examples", summary.examples),
-        ("elapsed", _seconds(summary.elapsed)), ("replayed", summary.replayed),
+        ("elapsed", seconds_text(summary.elapsed)), ("replayed", summary.replayed),
         ("reproduced", summary.reproduced),
     ])]
     if summary.interrupted:
         body.append('<p class="note"><b>Interrupted:</b> the results are partial.</p>')
-    body.append(f'<p class="meta">{_e(_counts_line(summary))} · {_e(_exit_meaning(summary))}'
+    body.append(f'<p class="meta">{_e(counts_line(summary))} · {_e(exit_meaning(summary))}'
                 "</p>")
 
     # Findings by check, stacked by severity.
     body.append("<h2>Where the findings are</h2>")
     body.append(_fault_legend())
-    checks = _checks(summary)
+    checks = checks_found(summary)
     notes_by_check = {c: sum(f.check == c for f in summary.protocol_notes) for c in checks}
     if summary.findings or summary.protocol_notes:
         rows = []
         for c in checks:
             fs = [f for f in summary.findings if f.check == c]
             segs = [(f"{s} (design fault)", float(sum(f.severity == s for f in fs)))
-                    for s in _SEVERITIES]
+                    for s in SEVERITIES]
             segs.append(("protocol note", float(notes_by_check[c])))
-            note = _plural(len(fs), "finding") + (
+            note = plural(len(fs), "finding") + (
                 f" + {notes_by_check[c]} protocol" if notes_by_check[c] else "")
-            rows.append(_Row(c, [_Bar(segs, note=note)]))
-        sevs = [s for s in _SEVERITIES if any(f.severity == s for f in summary.findings)]
-        series = [(f"{s} (design fault)", _SEV_COLORS[s]) for s in sevs]
+            rows.append(Row(c, [Bar(segs, note=note)]))
+        sevs = [s for s in SEVERITIES if any(f.severity == s for f in summary.findings)]
+        series = [(f"{s} (design fault)", SEV_COLORS[s]) for s in sevs]
         if summary.protocol_notes:
             series.append(("protocol note", PROTOCOL_COLOR))
-        body.append('<div class="chart">' + _bar_chart(
+        body.append('<div class="chart">' + bar_chart(
             title="Findings by check", subtitle="distinct findings (shrunk and deduplicated): "
             "design faults in reds by severity, protocol notes in amber", ylabel="check",
             xlabel="distinct findings", rows=rows, integer=True, series=series) + "</div>")
@@ -225,23 +225,23 @@ def _run_html(summary: RunSummary) -> tuple[str, list[str]]:
     if summary.operators:
         multi = len({o.target for o in summary.operators}) > 1
         order = {a: i for i, a in enumerate(
-            _by_family([*summary.abuses, *(o.abuse for o in summary.operators)]))}
+            by_family([*summary.abuses, *(o.abuse for o in summary.operators)]))}
         ops = sorted(summary.operators, key=lambda o: (order[o.abuse], o.target))
         rows = []
         fam = None
         for o in ops:
-            if _family(o.abuse) != fam:
-                fam = _family(o.abuse)
-                rows.append(_Row(fam, header=True))
+            if family_of(o.abuse) != fam:
+                fam = family_of(o.abuse)
+                rows.append(Row(fam, header=True))
             label = f"{o.target}: {o.abuse}" if multi else o.abuse
             if o.skipped:
-                rows.append(_Row(label, note=f"skipped: {o.skipped}"))
+                rows.append(Row(label, note=f"skipped: {o.skipped}"))
                 continue
             segs = [("design fault", float(o.distinct_count("design"))),
                     ("protocol fault", float(o.distinct_count("protocol")))]
-            rows.append(_Row(label, [_Bar(segs, note=f"{o.distinct_count()} distinct"
+            rows.append(Row(label, [Bar(segs, note=f"{o.distinct_count()} distinct"
                                           f" / {o.generated or o.examples} examples")]))
-        body.append('<div class="chart">' + _bar_chart(
+        body.append('<div class="chart">' + bar_chart(
             title="Distinct failures per abuse operator",
             subtitle="distinct failures (check, verdict, cause, root cause) the search drew, "
             "shrink steps not counted. Right: distinct failures / examples searched",
@@ -252,7 +252,7 @@ def _run_html(summary: RunSummary) -> tuple[str, list[str]]:
         body.append('<p class="note">No per-operator statistics in this run.</p>')
 
     # Findings table and details.
-    findings = _sorted(summary.findings)
+    findings = worst_first(summary.findings)
     if findings:
         body.append("<h2>Findings</h2>")
         body.append("<table><tr><th>#</th><th>severity</th><th>verdict</th><th>check</th>"
@@ -279,32 +279,32 @@ def _run_html(summary: RunSummary) -> tuple[str, list[str]]:
                 f"<dt>completion</dt><dd><pre>{_e(visible(f.completion))}</pre></dd>",
                 *([f"<dt>where</dt><dd><code>{_e(where_line(f))}</code></dd>"]
                   if where_line(f) else []),
-                f"<dt>expected</dt><dd><code>{_e(_free(f.expected))}</code></dd>",
-                f"<dt>observed</dt><dd><code>{_e(_free(f.observed))}</code></dd>",
-                f"<dt>why</dt><dd>{_e(_free(f.explanation))}</dd>",
+                f"<dt>expected</dt><dd><code>{_e(free_text(f.expected))}</code></dd>",
+                f"<dt>observed</dt><dd><code>{_e(free_text(f.observed))}</code></dd>",
+                f"<dt>why</dt><dd>{_e(free_text(f.explanation))}</dd>",
                 f'<dt>fix</dt><dd class="fix">{_ticks(_e(advice_for(f)))}</dd>',
                 f"<dt>reached</dt><dd>{_e(reached_line(f))}</dd>",
                 *(f"<dt>another</dt><dd><pre>{_e(visible(e, limit=400))}</pre></dd>"
                   for e in f.examples[:2]),
-                f'<dt>replay</dt><dd><pre class="code">{_e(_replay(summary, f))}</pre></dd>',
+                f'<dt>replay</dt><dd><pre class="code">{_e(replay_command(summary, f))}</pre></dd>',
                 f'<dt>reproduce</dt><dd><pre class="code">{_e(f.reproduction())}</pre></dd>',
                 "</dl></details>",
             ]
-    notes = _sorted(summary.protocol_notes)
+    notes = worst_first(summary.protocol_notes)
     if notes:
-        body.append(f"<h2>{_e(_plural(len(notes), 'protocol note'))}</h2>")
+        body.append(f"<h2>{_e(plural(len(notes), 'protocol note'))}</h2>")
         body.append('<p class="note">The format cannot carry these intents: the design did '
                     "what the text says. Not counted as failures.</p>")
         body.append("<table><tr><th>cause</th><th>verdict</th><th>abuse</th><th>target</th>"
                     "<th>completion</th><th>explanation</th></tr>")
         pill = (f'<span class="sev" style="background:{PROTOCOL_COLOR};color:'
-                f'{"#fff" if _dark(PROTOCOL_COLOR) else "#111"}">protocol</span>')
+                f'{"#fff" if dark(PROTOCOL_COLOR) else "#111"}">protocol</span>')
         for f in notes:
             body.append(f"<tr><td>{pill}</td>"
                         f"<td><code>{_e(f.failure)}</code></td><td><code>{_e(f.abuse)}"
                         f"</code></td><td><code>{_e(f.target)}</code></td>"
                         f'<td class="comp"><code>{_e(visible(f.completion, limit=90))}</code>'
-                        f"</td><td>{_e(_free(f.explanation))}</td></tr>")
+                        f"</td><td>{_e(free_text(f.explanation))}</td></tr>")
         body.append("</table>")
     return title, body
 
@@ -312,12 +312,12 @@ def _run_html(summary: RunSummary) -> tuple[str, list[str]]:
 def _cell_style(c: StudyCell) -> tuple[str, str]:
     """Background and text colour of a matrix cell."""
     if c.bad() == 0:
-        bg = _ZERO
+        bg = ZERO
     elif c.design_faults():
-        bg = _ramp(_REDS, c.design_faults() / c.n)  # the protocol's share never reads red
+        bg = ramp_color(REDS, c.design_faults() / c.n)  # the protocol's share never reads red
     else:
-        bg = _ramp(_AMBERS, c.protocol / c.n)
-    return bg, "#fff" if _dark(bg) else "#111"
+        bg = ramp_color(AMBERS, c.protocol / c.n)
+    return bg, "#fff" if dark(bg) else "#111"
 
 
 def _matrix_legend() -> str:
@@ -332,11 +332,11 @@ def _matrix_legend() -> str:
                 "</svg>")
 
     return ('<div class="legend">'
-            f"<span>{ramp(_REDS)} design-fault rate (protocol excluded)</span>"
-            f"<span>{ramp(_AMBERS)} † protocol-fault rate: every non-ok verdict caused by "
+            f"<span>{ramp(REDS)} design-fault rate (protocol excluded)</span>"
+            f"<span>{ramp(AMBERS)} † protocol-fault rate: every non-ok verdict caused by "
             "the protocol</span>"
-            f'<span><span class="sw" style="background:{_ZERO}"></span>0%: all ok</span>'
-            f'<span><span class="sw" style="background:{_NA}"></span>n/a: does not apply'
+            f'<span><span class="sw" style="background:{ZERO}"></span>0%: all ok</span>'
+            f'<span><span class="sw" style="background:{NA}"></span>n/a: does not apply'
             "</span><span>‡ some non-ok verdicts caused by the protocol (the colour counts only "
             "the design's)</span></div>")
 
@@ -349,11 +349,11 @@ def _matrix_block(study: StudyResult, designs: list[str], descr: dict[str, str],
         f'<th class="design"><code>{_e(d)}</code><span class="d">{_e(descr.get(d, ""))}'
         "</span></th>" for d in designs) + "</tr>"]
     fam = None
-    for a in _by_family(study.abuses):
+    for a in by_family(study.abuses):
         if skip_na and all((c := study.cell(d, a)) is None or c.n == 0 for d in designs):
             continue
-        if _family(a) != fam:
-            fam = _family(a)
+        if family_of(a) != fam:
+            fam = family_of(a)
             body.append(f'<tr class="fam"><th colspan="{len(designs) + 1}">{_e(fam)}'
                         f'<span class="d">{_e(FAMILIES.get(fam, ""))}</span></th></tr>')
         ab = ABUSES.get(a)
@@ -364,7 +364,7 @@ def _matrix_block(study: StudyResult, designs: list[str], descr: dict[str, str],
                 cells.append('<td class="cell na" title="the operator does not apply">n/a</td>')
                 continue
             bg, fg = _cell_style(c)
-            rate, ci = _rate_parts(c.bad(), c.n)
+            rate, ci = rate_parts(c.bad(), c.n)
             counts = ", ".join(f"{k} {v}" for k, v in sorted(
                 c.counts.items(), key=lambda kv: (-kv[1], kv[0])) if v)
             tip = f"{d} × {a}: n={c.n}; {counts}"
@@ -372,7 +372,7 @@ def _matrix_block(study: StudyResult, designs: list[str], descr: dict[str, str],
                 tip += f"; {c.protocol} caused by the protocol"
             if c.example:
                 tip += f"\nexample: {visible(c.example, limit=200)}"
-            mark = _mark(c)
+            mark = protocol_mark(c)
             said = "† protocol" if mark == "†" else f"‡ {c.protocol} protocol"
             mark_html = f'<div class="m">{said}</div>' if mark else ""
             cells.append(f'<td class="cell" style="background:{bg};color:{fg}" title="{_e(tip)}">'
@@ -386,11 +386,11 @@ def _matrix_block(study: StudyResult, designs: list[str], descr: dict[str, str],
 
 def _study_html(study: StudyResult) -> tuple[str, list[str]]:
     title = "reactfuzz study: verdict rates by design and abuse operator"
-    descr = _descriptions(study)
+    descr = descriptions(study)
     body = [f"<h1>{_e(title)}</h1>", _meta([
         ("seed", study.seed), ("examples per cell", study.examples_per_cell),
         ("designs", len(study.designs)), ("operators", len(study.abuses)),
-        ("elapsed", _seconds(study.elapsed)),
+        ("elapsed", seconds_text(study.elapsed)),
     ])]
     body.append('<section class="conclusion"><h2>Conclusion</h2>' + "".join(
         f"<p>{_ticks(_e(line))}</p>" for line in study_conclusion(study)) + "</section>")
@@ -400,7 +400,7 @@ def _study_html(study: StudyResult) -> tuple[str, list[str]]:
                 "<code>ok</code>, and its 95 % Wilson interval (percent). Hover a cell for the "
                 "verdict counts and an example.</p>")
     body.append(_matrix_legend())
-    for n, designs in enumerate(_design_blocks(study.designs)):
+    for n, designs in enumerate(design_blocks(study.designs)):
         body.extend(_matrix_block(study, designs, descr, skip_na=n > 0))
 
     totals = study.design_totals()
@@ -413,12 +413,12 @@ def _study_html(study: StudyResult) -> tuple[str, list[str]]:
         def share(k: int, n: int = t.n) -> float:
             return k / n if n else 0.0
 
-        rows.append(_Row(d, [
-            _Bar([("design fault", share(design_bad)), ("protocol fault", share(t.protocol))],
-                 dlo, dhi, note=f"design {_rate_ci(design_bad, t.n)}"
-                 + (f" + protocol {_pct(share(t.protocol))}" if t.protocol else "")),
+        rows.append(Row(d, [
+            Bar([("design fault", share(design_bad)), ("protocol fault", share(t.protocol))],
+                 dlo, dhi, note=f"design {rate_ci(design_bad, t.n)}"
+                 + (f" + protocol {pct(share(t.protocol))}" if t.protocol else "")),
         ]))
-    body.append('<div class="chart">' + _bar_chart(
+    body.append('<div class="chart">' + bar_chart(
         title="Non-ok rate per design", subtitle="all operators pooled, design faults then "
         "protocol faults; whisker: 95 % Wilson interval of the design-fault rate (pooled "
         "examples treated as one sample)", ylabel="design",
@@ -426,8 +426,8 @@ def _study_html(study: StudyResult) -> tuple[str, list[str]]:
         series=[("design fault", DESIGN_COLOR), ("protocol fault", PROTOCOL_COLOR)],
         whisker_label="95 % interval, design faults") + "</div>")
 
-    kinds = list(_VERDICTS) + sorted({k for t in totals.values() for k in t.counts}
-                                     - set(_VERDICTS))
+    kinds = list(VERDICTS) + sorted({k for t in totals.values() for k in t.counts}
+                                     - set(VERDICTS))
 
     def by_design(t: StudyCell, k: str) -> int:
         """Verdicts of kind ``k`` the design caused (the protocol's are drawn apart)."""
@@ -441,12 +441,12 @@ def _study_html(study: StudyResult) -> tuple[str, list[str]]:
         segs = [(k if k == "ok" else f"{k} (design)", by_design(t, k) / t.n if t.n else 0.0)
                 for k in present]
         segs.append(("protocol fault (any verdict)", t.protocol / t.n if t.n else 0.0))
-        vrows.append(_Row(d, [_Bar(segs, note=f"n={t.n}")]))
-    series = [(k if k == "ok" else f"{k} (design)", _VERDICT_COLORS.get(k, DESIGN_COLOR))
+        vrows.append(Row(d, [Bar(segs, note=f"n={t.n}")]))
+    series = [(k if k == "ok" else f"{k} (design)", VERDICT_COLORS.get(k, DESIGN_COLOR))
               for k in present]
     if protocol:
         series.append(("protocol fault (any verdict)", PROTOCOL_COLOR))
-    body.append('<div class="chart">' + _bar_chart(
+    body.append('<div class="chart">' + bar_chart(
         title="Verdicts per design", subtitle="share of each verdict, all operators pooled: "
         "ok in green, design-caused verdicts in reds (by severity), every protocol-caused "
         "verdict in amber", ylabel="design", xlabel="share of examples",
@@ -460,16 +460,16 @@ def _study_html(study: StudyResult) -> tuple[str, list[str]]:
         t = totals.get(d, StudyCell(d, "all"))
         design_bad = t.design_faults()
         body.append(f"<tr><td><code>{_e(d)}</code></td><td>{_e(descr.get(d, ''))}</td>"
-                    f'<td class="num">{t.n}</td><td class="num">{_e(_rate_ci(t.bad(), t.n))}'
-                    f'</td><td class="num">{_e(_rate_ci(design_bad, t.n))}</td>'
-                    f'<td class="num">{t.protocol}</td><td>{_e(_worst(t))}</td></tr>')
+                    f'<td class="num">{t.n}</td><td class="num">{_e(rate_ci(t.bad(), t.n))}'
+                    f'</td><td class="num">{_e(rate_ci(design_bad, t.n))}</td>'
+                    f'<td class="num">{t.protocol}</td><td>{_e(worst_verdicts(t))}</td></tr>')
     body.append("</table>")
     body.append("<h2>Conclusions by format</h2>")
     body.append('<p class="note">Per format, each design\'s design faults (non-ok verdicts the '
                 "protocol does not explain) and the operators it fails on most.</p>")
     body.append(f"<table><tr><th>format</th><th>design</th><th>{_sw(DESIGN_COLOR)}design "
                 "faults</th><th>fails most on</th></tr>")
-    for fmt, verdicts in _conclusions(study):
+    for fmt, verdicts in study_conclusions(study):
         for i, (d, rate, where) in enumerate(verdicts):
             head = (f'<td rowspan="{len(verdicts)}"><code>{_e(fmt)}</code></td>' if i == 0
                     else "")
@@ -478,7 +478,7 @@ def _study_html(study: StudyResult) -> tuple[str, list[str]]:
                         f'<td class="num">{_e(rate)}</td><td>{worst}</td></tr>')
     body.append("</table>")
     body.append('<ul class="note">' + "".join(
-        f"<li>{_e(line.replace('`', '').replace('**', ''))}</li>" for line in _STUDY_LEGEND)
+        f"<li>{_e(line.replace('`', '').replace('**', ''))}</li>" for line in STUDY_LEGEND)
         + "</ul>")
     return title, body
 
@@ -499,4 +499,4 @@ def render_html(result: RunSummary | StudyResult, *, generated: str | None = Non
 def write_html(result: RunSummary | StudyResult, path: str | Path, *,
                generated: str | None = None) -> Path:
     """Write :func:`render_html` to ``path``."""
-    return _write(path, render_html(result, generated=generated))
+    return write_atomic(path, render_html(result, generated=generated))

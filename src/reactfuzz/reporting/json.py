@@ -14,7 +14,7 @@ from ..engine.advice import advice_for
 from ..engine.events import EngineEvent
 from ..engine.results import Event, RunSummary, StudyCell, StudyResult
 from ..textsafe import json_safe
-from .common import _matrix, _write
+from .common import finding_matrix, write_atomic
 
 __all__ = ["NdjsonLog", "study_to_dict", "summary_to_dict", "write_json"]
 
@@ -75,7 +75,7 @@ def summary_to_dict(summary: RunSummary) -> dict[str, Any]:
             "protocol_notes": len(summary.protocol_notes),
             "by_check_family": [
                 {"check": c, "family": fam, "findings": n}
-                for (c, fam), n in sorted(_matrix(summary).items())
+                for (c, fam), n in sorted(finding_matrix(summary).items())
             ],
         },
         "findings": [f.model_dump(mode="json") for f in summary.findings],
@@ -120,7 +120,7 @@ def study_to_dict(study: StudyResult) -> dict[str, Any]:
 def write_json(result: RunSummary | StudyResult, path: str | Path) -> Path:
     """Write a run (or a study) as indented JSON; returns the path."""
     data = study_to_dict(result) if isinstance(result, StudyResult) else summary_to_dict(result)
-    return _write(path, json.dumps(data, indent=2, ensure_ascii=False) + "\n", json=True)
+    return write_atomic(path, json.dumps(data, indent=2, ensure_ascii=False) + "\n", json=True)
 
 
 

@@ -12,17 +12,17 @@ from ..engine.corpus import Finding
 from ..engine.results import OperatorStats, RunSummary
 from ..textsafe import token
 from .common import (
-    _checks,
-    _families,
-    _family,
-    _free,
-    _replay,
-    _sorted,
-    _targets,
-    _write,
+    checks_found,
+    families_found,
+    family_of,
+    free_text,
     reached_line,
+    replay_command,
+    targets_found,
     visible,
     where_line,
+    worst_first,
+    write_atomic,
 )
 
 __all__ = ["render_junit", "write_junit", "xml_safe"]
@@ -61,13 +61,13 @@ def _finding_block(summary: RunSummary, f: Finding) -> str:
         f"[{f.severity}] {f.failure} · {f.abuse} · {f.target}",
         f"  completion: {visible(f.completion)}",
         *([f"  where:      {decided}"] if decided else []),
-        f"  expected:   {_free(f.expected)}",
-        f"  observed:   {_free(f.observed)}",
-        f"  why:        {_free(f.explanation)}",
+        f"  expected:   {free_text(f.expected)}",
+        f"  observed:   {free_text(f.observed)}",
+        f"  why:        {free_text(f.explanation)}",
         f"  fix:        {advice_for(f)}",
         f"  reached:    {reached_line(f)}",
         *(f"  another:    {visible(e, limit=300)}" for e in f.examples[:2]),
-        f"  replay:     {_replay(summary, f)}",
+        f"  replay:     {replay_command(summary, f)}",
     ])
 
 
@@ -85,27 +85,27 @@ def render_junit(summary: RunSummary) -> str:
     A family whose operators were all skipped for a target is a skipped case; protocol
     notes go to the case's ``system-out`` (they never fail it).
     """
-    checks, fams = _checks(summary), _families(summary)
+    checks, fams = checks_found(summary), families_found(summary)
     cases: list[str] = []
     n_fail = n_skip = 0
-    for target in _targets(summary) or ["(none)"]:
+    for target in targets_found(summary) or ["(none)"]:
         ops_by_fam: dict[str, list[OperatorStats]] = {}
         for o in summary.operators:
             if o.target == target:
-                ops_by_fam.setdefault(_family(o.abuse), []).append(o)
+                ops_by_fam.setdefault(family_of(o.abuse), []).append(o)
         for check in checks:
             for fam in fams:
                 def mine(fs: list[Finding], check: str = check, fam: str = fam,
                          target: str = target) -> list[Finding]:
-                    return _sorted(f for f in fs if f.target == target and f.check == check
-                                   and _family(f.abuse) == fam)
+                    return worst_first(f for f in fs if f.target == target and f.check == check
+                                   and family_of(f.abuse) == fam)
 
                 found, notes = mine(summary.findings), mine(summary.protocol_notes)
                 ops = ops_by_fam.get(fam, [])
                 secs = sum(o.elapsed for o in ops) / max(1, len(checks))
                 for f in found:  # one failing case per bug
                     n_fail += 1
-                    msg = f"{f.failure} ({f.severity}): {_free(f.explanation)[:300]}"
+                    msg = f"{f.failure} ({f.severity}): {free_text(f.explanation)[:300]}"
                     cases.append(
                         "    <testcase" + _attrs(classname=f"reactfuzz.{target}",
                                                  name=_bug_name(f), time="0.000") + ">\n"
@@ -154,4 +154,4 @@ def render_junit(summary: RunSummary) -> str:
 
 def write_junit(summary: RunSummary, path: str | Path) -> Path:
     """Write :func:`render_junit` to ``path``."""
-    return _write(path, render_junit(summary))
+    return write_atomic(path, render_junit(summary))

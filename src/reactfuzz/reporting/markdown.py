@@ -10,28 +10,28 @@ from ..engine.advice import advice_for
 from ..engine.corpus import Finding
 from ..engine.results import RunSummary, StudyCell, StudyResult
 from .common import (
-    _STUDY_LEGEND,
-    _by_family,
-    _conclusions,
-    _count_table,
-    _counts_line,
-    _descriptions,
-    _design_blocks,
-    _exit_meaning,
-    _free,
-    _known_line,
-    _mark,
-    _plural,
-    _rate_ci,
-    _replay,
-    _seconds,
-    _sorted,
-    _targets,
-    _worst,
-    _write,
+    STUDY_LEGEND,
+    by_family,
+    count_table,
+    counts_line,
+    descriptions,
+    design_blocks,
+    exit_meaning,
+    free_text,
+    known_line,
+    plural,
+    protocol_mark,
+    rate_ci,
     reached_line,
+    replay_command,
+    seconds_text,
+    study_conclusions,
+    targets_found,
     visible,
     where_line,
+    worst_first,
+    worst_verdicts,
+    write_atomic,
 )
 from .conclusion import study_conclusion
 
@@ -45,7 +45,7 @@ _MD_SPECIAL = re.compile(r"([\\`*_\[\]|<>#])")
 
 def _md(text: str) -> str:
     """Free text safe in Markdown (and in a table cell): specials escaped, one line."""
-    return _MD_SPECIAL.sub(r"\\\1", _free(text).replace("&", "&amp;"))
+    return _MD_SPECIAL.sub(r"\\\1", free_text(text).replace("&", "&amp;"))
 
 
 def _code(text: str, *, cell: bool = False) -> str:
@@ -91,14 +91,14 @@ def _finding_section(summary: RunSummary, f: Finding, multi: bool) -> list[str]:
         _fence(visible(f.completion, limit=4000), "text"),
         "",
         *([f"- **where:** {_md(decided)}"] if decided else []),
-        f"- **expected:** {_code(_free(f.expected)[:500])}",
-        f"- **observed:** {_code(_free(f.observed)[:500])}",
+        f"- **expected:** {_code(free_text(f.expected)[:500])}",
+        f"- **observed:** {_code(free_text(f.observed)[:500])}",
         f"- **why:** {_md(f.explanation[:800])}",
         f"- **fix:** {advice_for(f)}",
         f"- **reached:** {_md(reached_line(f))}",
         *others,
         "",
-        _fence(_replay(summary, f), "sh"),
+        _fence(replay_command(summary, f), "sh"),
         "",
         "</details>",
         "",
@@ -112,30 +112,30 @@ def render_markdown(summary: RunSummary, *, limit: int = MARKDOWN_LIMIT,
     often it was met, the replay command). It never exceeds ``limit`` characters: what
     does not fit is counted, pointing at ``full_report`` (or the corpus)."""
     n = len(summary.findings)
-    head = f"❌ {_plural(n, 'finding')}" if n else \
+    head = f"❌ {plural(n, 'finding')}" if n else \
         "✅ no new findings" if summary.known else "✅ no findings"
     if summary.interrupted:
         head += " (interrupted: partial results)"
     meta = " · ".join(f"{k} `{v}`" for k, v in [
         ("seed", summary.seed), ("target", ", ".join(summary.targets)),
         ("format", summary.format), ("dispatcher", summary.dispatcher),
-    ]) + f" · {summary.examples} examples in {_seconds(summary.elapsed)}" \
+    ]) + f" · {summary.examples} examples in {seconds_text(summary.elapsed)}" \
         + f" · corpus: {summary.replayed} replayed, {summary.reproduced} reproduced" \
-        + f" · **{_known_line(summary)}**"
+        + f" · **{known_line(summary)}**"
     out = [f"## reactfuzz: {head}", "", meta, ""]
     for cov in summary.coverage:
         out += [f"Coverage of `{cov.target}`: {cov.text} (guided phase: {cov.scenarios:,}"
                 f" scenarios).", ""]
-    header, rows = _count_table(summary)
+    header, rows = count_table(summary)
     rows = [[_code(r[0], cell=True) if r[0] != "total" else "**total**", *r[1:]] for r in rows]
     out += _md_table(header, [[c.replace(".", "·") if c == "." else c for c in r]
                               for r in rows])
     out.append("")
-    multi = len(_targets(summary)) > 1
-    notes = _sorted(summary.protocol_notes)
+    multi = len(targets_found(summary)) > 1
+    notes = worst_first(summary.protocol_notes)
     notes_block = [
         "<details>",
-        f"<summary>{_plural(len(notes), 'protocol note')}: the format cannot carry these "
+        f"<summary>{plural(len(notes), 'protocol note')}: the format cannot carry these "
         "intents; not counted as failures</summary>",
         "",
         *(f"- `{f.failure}` · `{f.abuse}` · `{f.target}`:"
@@ -144,13 +144,13 @@ def render_markdown(summary: RunSummary, *, limit: int = MARKDOWN_LIMIT,
         "</details>",
         "",
     ] if notes else []
-    footer = [f"**{_counts_line(summary)}** · {_exit_meaning(summary)}"]
+    footer = [f"**{counts_line(summary)}** · {exit_meaning(summary)}"]
     pointer = (f"`{full_report}`" if full_report else
                f"the corpus in `{summary.corpus_dir}`" if summary.corpus_dir else
                "the full report (`--json` or `--html`)")
     reserve = 600  # the line that counts what did not fit, and the footer's margin
     used = sum(len(line) + 1 for line in [*out, *footer]) + reserve
-    findings = _sorted(summary.findings)
+    findings = worst_first(summary.findings)
     left_out = 0
     for i, f in enumerate(findings):
         section = _finding_section(summary, f, multi)
@@ -161,13 +161,13 @@ def render_markdown(summary: RunSummary, *, limit: int = MARKDOWN_LIMIT,
         out += section
         used += size
     if left_out:
-        out += [f"**{_plural(left_out, 'more finding')} not shown here** (this comment keeps"
+        out += [f"**{plural(left_out, 'more finding')} not shown here** (this comment keeps"
                 f" under {limit:,} characters): see {_md(pointer)}.", ""]
     notes_size = sum(len(line) + 1 for line in notes_block)
     if notes_block and used + notes_size <= limit:
         out += notes_block
     elif notes_block:
-        out += [f"{_plural(len(notes), 'protocol note')} not shown here: see {_md(pointer)}.",
+        out += [f"{plural(len(notes), 'protocol note')} not shown here: see {_md(pointer)}.",
                 ""]
     out += footer
     text = "\n".join(out) + "\n"
@@ -178,7 +178,7 @@ def write_markdown(result: RunSummary | StudyResult, path: str | Path) -> Path:
     """Write :func:`render_markdown` (or :func:`render_study_markdown`) to ``path``."""
     text = (render_study_markdown(result) if isinstance(result, StudyResult)
             else render_markdown(result))
-    return _write(path, text)
+    return write_atomic(path, text)
 
 
 
@@ -195,20 +195,20 @@ def render_study_markdown(study: StudyResult) -> str:
         "",
         f"seed `{study.seed}` · {study.examples_per_cell} examples per cell · "
         f"{len(study.designs)} designs × {len(study.abuses)} operators · "
-        f"{_seconds(study.elapsed)}",
+        f"{seconds_text(study.elapsed)}",
         "",
     ]
-    for n, designs in enumerate(_design_blocks(study.designs)):
+    for n, designs in enumerate(design_blocks(study.designs)):
         rows = []
-        for a in _by_family(study.abuses):
+        for a in by_family(study.abuses):
             row = [_code(a, cell=True)]
             for d in designs:
                 c = study.cell(d, a)
                 if c is None or c.n == 0:
                     row.append("n/a")
                 else:
-                    mark = _mark(c)
-                    row.append(_rate_ci(c.bad(), c.n) + (f" {mark}" if mark else ""))
+                    mark = protocol_mark(c)
+                    row.append(rate_ci(c.bad(), c.n) + (f" {mark}" if mark else ""))
             if n and all(cell == "n/a" for cell in row[1:]):
                 continue
             rows.append(row)
@@ -217,23 +217,23 @@ def render_study_markdown(study: StudyResult) -> str:
                          "l" + "c" * len(designs))
     out += ["", "### Per design, all operators pooled", ""]
     totals = study.design_totals()
-    descr = _descriptions(study)
+    descr = descriptions(study)
     trows = []
     for d in study.designs:
         t = totals.get(d, StudyCell(d, "all"))
         design_bad = max(0, t.bad() - t.protocol)
-        trows.append([_code(d, cell=True), _md(descr.get(d, "")), str(t.n), _rate_ci(t.bad(), t.n),
-                      _rate_ci(design_bad, t.n), str(t.protocol), _worst(t)])
+        trows.append([_code(d, cell=True), _md(descr.get(d, "")), str(t.n), rate_ci(t.bad(), t.n),
+                      rate_ci(design_bad, t.n), str(t.protocol), worst_verdicts(t)])
     out += _md_table(["design", "what it is", "examples", "not ok", "design faults",
                       "protocol", "most frequent"], trows, "llrrrrl")
     out += ["", "### Conclusions by format", "",
             "Per format, each design's design faults (non-ok verdicts the protocol does not "
             "explain) and the operators it fails on most.", ""]
-    for fmt, verdicts in _conclusions(study):
+    for fmt, verdicts in study_conclusions(study):
         said = []
         for d, rate, where in verdicts:
             worst = " · ".join(f"{_code(a)} {_md(v)}" for a, v in where)
             said.append(f"{_code(d)} {rate}" + (f", most on {worst}" if worst else ", none"))
         out.append(f"- **{_code(fmt)}**: " + "; ".join(said))
-    out += ["", "Legend:", "", *(f"- {line}" for line in _STUDY_LEGEND)]
+    out += ["", "Legend:", "", *(f"- {line}" for line in STUDY_LEGEND)]
     return "\n".join(out) + "\n"

@@ -35,7 +35,7 @@ from ..engine.events import (
     StudyStarted,
 )
 from ..textsafe import SafeStream, terminal_safe
-from .common import _plural, _seconds, visible
+from .common import plural, seconds_text, visible
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -171,7 +171,7 @@ class ProgressPrinter:
         """What went wrong so far: findings in a run, not-ok examples in a study."""
         if self._study:
             return f"{self._bad:,} not ok"
-        return _plural(self._findings, "finding")
+        return plural(self._findings, "finding")
 
     def _refresh(self) -> None:
         if self._progress is None or self._task is None:
@@ -245,13 +245,13 @@ class ProgressPrinter:
             self._say("interrupted: stopping; the findings so far are kept", "yellow")
         elif isinstance(event, RunFinished):
             self.close()
-            self._say(f"done: {_plural(event.findings, 'finding')}, "
-                      f"{_plural(event.protocol_notes, 'protocol note')}, "
-                      f"{event.examples} examples in {_seconds(event.elapsed)}",
+            self._say(f"done: {plural(event.findings, 'finding')}, "
+                      f"{plural(event.protocol_notes, 'protocol note')}, "
+                      f"{event.examples} examples in {seconds_text(event.elapsed)}",
                       "bold red" if event.findings else "bold green")
         elif isinstance(event, StudyFinished):
             self.close()
-            self._say(f"done: {_plural(event.cells, 'cell')} in {_seconds(event.elapsed)}",
+            self._say(f"done: {plural(event.cells, 'cell')} in {seconds_text(event.elapsed)}",
                       "bold")
         else:  # an event type this printer does not know yet: its serialised form
             self._say(f"{event.kind}: "
@@ -262,9 +262,9 @@ class ProgressPrinter:
         if event.targets:
             parts.append("targets " + ", ".join(event.targets))
         parts += [f"format {event.format}", f"dispatcher {event.dispatcher}",
-                  _plural(event.abuses, "operator")]
+                  plural(event.abuses, "operator")]
         if event.workers > 1:
-            parts.append(_plural(event.workers, "worker"))
+            parts.append(plural(event.workers, "worker"))
         self._say(" · ".join(parts), "bold")
         if event.pool is not None:  # an exploration: scenarios, no operators to count
             total = None
@@ -303,7 +303,7 @@ class ProgressPrinter:
             total = f"/{self._total}" if self._total else ""
             self._say(f"[{self._done}{total}] {self._op(event.target, event.abuse)}:"
                       f" {event.examples} examples, {fails} failing{by},"
-                      f" {_seconds(event.elapsed)}")
+                      f" {seconds_text(event.elapsed)}")
         self._refresh()
 
     def _finding(self, event: FindingFound) -> None:
@@ -341,7 +341,7 @@ class ProgressPrinter:
         assert self._phase is not None
         label, t0 = self._phase
         self._phase = None
-        self._say(f"bench: {label} ({_seconds(self._clock() - t0)})")
+        self._say(f"bench: {label} ({seconds_text(self._clock() - t0)})")
 
     @staticmethod
     def _op(target: str, abuse: str) -> str:

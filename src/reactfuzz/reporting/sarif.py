@@ -22,7 +22,15 @@ from typing import Any, Final
 from ..engine.advice import advice_for
 from ..engine.corpus import Finding, is_code_reference
 from ..engine.results import RunSummary
-from .common import _checks, _replay, _sorted, _write, reached_line, visible, where_line
+from .common import (
+    checks_found,
+    reached_line,
+    replay_command,
+    visible,
+    where_line,
+    worst_first,
+    write_atomic,
+)
 
 __all__ = ["SARIF_SCHEMA", "render_sarif", "repository_root", "source_location",
            "summary_to_sarif", "write_sarif"]
@@ -143,7 +151,7 @@ def _rules(summary: RunSummary) -> list[dict[str, Any]]:
         if f.check not in worst or order.index(f.severity) < order.index(worst[f.check]):
             worst[f.check] = f.severity
     rules = []
-    for check in _checks(summary):
+    for check in checks_found(summary):
         known = CHECKS.get(check)
         text = known.description if known is not None else check
         rule: dict[str, Any] = {
@@ -181,7 +189,7 @@ def _message(summary: RunSummary, f: Finding) -> dict[str, str]:
         text += f" Fix: {advice}"
         md += [f"- **fix:** {advice}"]
     md += ["", "completion:", "```", visible(f.completion), "```",
-           "replay:", "```sh", _replay(summary, f), "```"]
+           "replay:", "```sh", replay_command(summary, f), "```"]
     return {"text": text, "markdown": "\n".join(md)}
 
 
@@ -203,12 +211,12 @@ def summary_to_sarif(summary: RunSummary, *, root: str | Path | None = None,
     index = {r["id"]: i for i, r in enumerate(rules)}
     known = set(summary.known_ids)
     results = []
-    for f in _sorted(summary.findings):
+    for f in worst_first(summary.findings):
         properties: dict[str, Any] = {
             "severity": f.severity, "failure": f.failure, "cause": f.cause,
             "abuse": f.abuse, "target": f.target, "format": f.format,
             "dispatcher": f.dispatcher, "tools": f.tools,
-            "completion": f.completion, "replay": _replay(summary, f),
+            "completion": f.completion, "replay": replay_command(summary, f),
             "expected": f.expected, "observed": f.observed,
         }
         if f.also_reached:
@@ -259,4 +267,4 @@ def render_sarif(summary: RunSummary, **options: Any) -> str:
 
 def write_sarif(summary: RunSummary, path: str | Path, **options: Any) -> Path:
     """Write the SARIF log of a run to ``path`` (parent folders made as needed)."""
-    return _write(path, render_sarif(summary, **options), json=True)
+    return write_atomic(path, render_sarif(summary, **options), json=True)

@@ -11,7 +11,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from .common import _dark, _hex, _pct
+from .common import dark, hex_rgb, pct
 
 __all__ = []
 
@@ -21,18 +21,18 @@ __all__ = []
 _MONO = "DejaVu Sans Mono, Menlo, Consolas, ui-monospace, monospace"
 _CW = 7.3  # advance of a 12 px monospace character (0.602 em), rounded up
 
-def _ramp(stops: Sequence[tuple[float, str]], x: float) -> str:
+def ramp_color(stops: Sequence[tuple[float, str]], x: float) -> str:
     x = min(1.0, max(0.0, x))
     for (x0, c0), (x1, c1) in itertools.pairwise(stops):
         if x <= x1:
             t = (x - x0) / (x1 - x0) if x1 > x0 else 0.0
-            rgb = [round(a + (b - a) * t) for a, b in zip(_hex(c0), _hex(c1))]
+            rgb = [round(a + (b - a) * t) for a, b in zip(hex_rgb(c0), hex_rgb(c1))]
             return "#{:02x}{:02x}{:02x}".format(*rgb)
     return stops[-1][1]
 
 
 @dataclass
-class _Bar:
+class Bar:
     segments: list[tuple[str, float]]  # (series, value), stacked left to right
     low: float | None = None  # whisker
     high: float | None = None
@@ -40,9 +40,9 @@ class _Bar:
 
 
 @dataclass
-class _Row:
+class Row:
     label: str
-    bars: list[_Bar] = field(default_factory=list)
+    bars: list[Bar] = field(default_factory=list)
     note: str = ""  # written right of the plot when there are no bars (e.g. skipped)
     header: bool = False  # a group heading, no bars
 
@@ -96,13 +96,13 @@ def _legend(items: Sequence[tuple[str, str]], x0: float, y0: float, width: float
     return out, y + 14
 
 
-def _bar_chart(
+def bar_chart(
     *,
     title: str,
     subtitle: str = "",
     ylabel: str,
     xlabel: str,
-    rows: list[_Row],
+    rows: list[Row],
     series: Sequence[tuple[str, str]],
     whisker_label: str = "",
     xmax: float | None = None,
@@ -184,16 +184,16 @@ def _bar_chart(
                     continue
                 x0, x1 = sx(x), sx(x + v)
                 color = colors.get(name, "#969696")
-                tip = f"{r.label} · {name}: {_pct(v) if percent else _num(v)}"
+                tip = f"{r.label} · {name}: {pct(v) if percent else _num(v)}"
                 body.append(f'<rect x="{x0:.1f}" y="{by:.1f}" width="{max(x1 - x0, 0.8):.1f}" '
                             f'height="{bar_h}" fill="{color}" stroke="#fff" stroke-width="0.5">'
                             f"<title>{html.escape(tip)}</title></rect>")
                 if inside_labels:
-                    txt = _pct(v) if percent else _num(v)
+                    txt = pct(v) if percent else _num(v)
                     if x1 - x0 >= len(txt) * _CW + 6:
                         body.append(_t((x0 + x1) / 2, by + bar_h - 4, txt, size=11,
                                        anchor="middle",
-                                       fill="#fff" if _dark(color) else "#111"))
+                                       fill="#fff" if dark(color) else "#111"))
                 x += v
             if b.low is not None and b.high is not None and sx(b.high) - sx(b.low) >= 2:
                 cy = by + bar_h / 2
@@ -219,7 +219,7 @@ def _bar_chart(
         gx = sx(v)
         grid.append(f'<line x1="{gx:.1f}" y1="{top}" x2="{gx:.1f}" y2="{bottom:.1f}" '
                     f'stroke="{"#888" if v == 0 else "#ddd"}" stroke-width="1"/>')
-        grid.append(_t(gx, bottom + 16, _pct(v) if percent else _num(v), size=11,
+        grid.append(_t(gx, bottom + 16, pct(v) if percent else _num(v), size=11,
                        anchor="middle", fill="#444"))
         v += step
     grid.append(f'<line x1="{left}" y1="{bottom:.1f}" x2="{right:.1f}" y2="{bottom:.1f}" '

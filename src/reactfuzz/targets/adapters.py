@@ -2,7 +2,7 @@
 
 User parsers return our Step, tuples, dicts, LangChain ``AgentAction``/``AgentFinish`` or
 LlamaIndex reasoning steps; :func:`adapt` reads them all. What a parser raises is
-classified by :func:`_invoke`: a deliberate refusal (``ValueError``, ``*Parse*``
+classified by :func:`invoke`: a deliberate refusal (``ValueError``, ``*Parse*``
 exceptions) is an invalid Step, anything else is a crash the calling loop would have died of.
 """
 
@@ -52,7 +52,7 @@ def check_supported(result: ParseResult, target: str, completion: str) -> ParseR
         what = step.invalid.message.partition("; supported:")[0]
         raise UnsupportedResultError(
             f"{target!r} returned a result reactfuzz cannot read ({what}) for the completion"
-            f" {_short_repr(completion)}; return {SUPPORTED_RESULTS.removeprefix('supported: ')}"
+            f" {short_repr(completion)}; return {SUPPORTED_RESULTS.removeprefix('supported: ')}"
         )
     return result
 
@@ -63,14 +63,14 @@ _MAX_MESSAGE = 300
 # --------------------------------------------------------------------------- adapters
 
 
-def _one_line(text: str) -> str:
+def one_line(text: str) -> str:
     flat = " ".join(str(text).split())
     return flat if len(flat) <= _MAX_MESSAGE else flat[: _MAX_MESSAGE - 3] + "..."
 
 
-def _short_repr(value: Any) -> str:
+def short_repr(value: Any) -> str:
     try:
-        return _one_line(reprlib.repr(value))
+        return one_line(reprlib.repr(value))
     except Exception:  # a user __repr__ that raises
         return f"<{type(value).__name__}>"
 
@@ -85,8 +85,8 @@ def _exception_text(exc: BaseException) -> str:
     return text if isinstance(text, str) else "(its message cannot be read)"
 
 
-def _describe_exception(exc: BaseException) -> str:
-    message = _one_line(_exception_text(exc))
+def describe_exception(exc: BaseException) -> str:
+    message = one_line(_exception_text(exc))
     name = type(exc).__name__
     return f"{name}: {message}" if message else name
 
@@ -113,11 +113,11 @@ def _refusal_kind(value: Any) -> str | None:
 
 def _refused(message: str, thought: str = "", kind: str | None = None) -> Step:
     """A refusal; its code is the refusal kind the target named, else :data:`REFUSED`."""
-    return Step(thought=thought, invalid=Invalid(kind or REFUSED, _one_line(message)))
+    return Step(thought=thought, invalid=Invalid(kind or REFUSED, one_line(message)))
 
 
 def _unsupported(value: Any, detail: str = "") -> Step:
-    what = detail or f"the parser returned {type(value).__name__} {_short_repr(value)}"
+    what = detail or f"the parser returned {type(value).__name__} {short_repr(value)}"
     return Step(invalid=Invalid("unsupported-result", f"{what}; {SUPPORTED_RESULTS}"))
 
 
@@ -127,7 +127,7 @@ def _text(value: Any) -> str:
     return json.dumps(to_jsonable(value), ensure_ascii=False)
 
 
-def _is_finish(name: str, fmt: Format) -> bool:
+def is_finish(name: str, fmt: Format) -> bool:
     return fmt.finish_action is not None and name.lower() == fmt.finish_action.lower()
 
 
@@ -141,7 +141,7 @@ def _action_step(name: Any, arg: Any, fmt: Format, thought: str = "") -> Step:
     format's ``finish_action`` (``Finish`` in ``paper``) is the final answer.
     """
     if not isinstance(name, str):
-        return _unsupported(name, f"the tool name is {type(name).__name__} {_short_repr(name)}")
+        return _unsupported(name, f"the tool name is {type(name).__name__} {short_repr(name)}")
     thought = thought if isinstance(thought, str) else ""
     names: tuple[str, ...] | None = None
     args: tuple[Any, ...]
@@ -163,7 +163,7 @@ def _action_step(name: Any, arg: Any, fmt: Format, thought: str = "") -> Step:
         raw, args = ", ".join(str(a) for a in arg), tuple(arg)
     else:
         raw, args = str(arg), (arg,)
-    if _is_finish(name, fmt):
+    if is_finish(name, fmt):
         return Step(thought=thought, answer=raw)
     return Step(thought=thought, action=Action(name, raw, args, names))
 
@@ -235,7 +235,7 @@ def _answer_value(value: Any, where: str, thought: str, depth: int) -> Step:
             if inner is not _MISSING and inner is not None:
                 return _answer_value(inner, f"{where}.{key}", thought, depth + 1)
     return _unsupported(
-        value, f"the answer in {where!r} is {type(value).__name__} {_short_repr(value)}"
+        value, f"the answer in {where!r} is {type(value).__name__} {short_repr(value)}"
     )
 
 
@@ -326,7 +326,7 @@ def _from_tuple(result: tuple[Any, ...] | list[Any], fmt: Format) -> Step:
             return _action_step(inner[0], inner[1] if len(inner) == 2 else None, fmt)
         if len(rest) == 1 and isinstance(rest[0], str):
             return _action_step(rest[0], None, fmt)
-        return _unsupported(result, f"an action tuple of unsupported shape {_short_repr(result)}")
+        return _unsupported(result, f"an action tuple of unsupported shape {short_repr(result)}")
     if tag in _ANSWER_TAGS and len(rest) == 1:
         return _answer_step(rest[0])
     if tag in _INVALID_TAGS and len(rest) <= 1:
@@ -334,7 +334,7 @@ def _from_tuple(result: tuple[Any, ...] | list[Any], fmt: Format) -> Step:
     if tag in _INVALID_TAGS and len(rest) == 2:
         kind = rest[0]
         if not isinstance(kind, str) or kind not in REJECT_KINDS:
-            return _unsupported(result, f"the refusal kind {_short_repr(kind)} is none of"
+            return _unsupported(result, f"the refusal kind {short_repr(kind)} is none of"
                                 f" {', '.join(REJECT_KINDS)}")
         return _refused(_text(rest[1]), kind=kind)
     return _unsupported(result)
@@ -380,7 +380,7 @@ def adapt(result: Any, fmt: Format | str = "bracket") -> Step:
     if isinstance(result, Step):
         return result
     if isinstance(result, Action):
-        if _is_finish(result.tool, fmt):
+        if is_finish(result.tool, fmt):
             return Step(answer=result.raw)
         return Step(action=result)
     if isinstance(result, Call):
@@ -403,7 +403,7 @@ def adapt(result: Any, fmt: Format | str = "bracket") -> Step:
     return _unsupported(result)
 
 
-def _invoke(
+def invoke(
     fn: Callable[[str], Any],
     completion: str,
     fmt: Format,
@@ -436,7 +436,7 @@ def _invoke(
             text = _exception_text(exc).strip() or type(exc).__name__
             return ParseResult(step=_refused(text, kind=_refusal_kind(exc)), elapsed=elapsed,
                                origin=where, cpu=cpu)
-        return ParseResult(error=_describe_exception(exc), elapsed=elapsed, origin=where,
+        return ParseResult(error=describe_exception(exc), elapsed=elapsed, origin=where,
                            cpu=cpu)
     return ParseResult(step=step, elapsed=perf_counter() - start, origin=origin,
                        cpu=thread_time() - cpu_start)

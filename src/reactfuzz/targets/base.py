@@ -140,7 +140,7 @@ class Target(abc.ABC):
         return f"<{type(self).__name__} {self.name!r} format={self.format.name!r}>"
 
 
-def _check_timeout(timeout: float | None) -> float | None:
+def check_timeout(timeout: float | None) -> float | None:
     if timeout is None:
         return None
     if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or not (

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from ..formats import Format, get_format
 from ..parsers import Parser, get_parser
-from .adapters import _invoke, check_supported
+from .adapters import check_supported, invoke
 from .base import ParseResult, Target
 from .origin import Origin, TraceRequest
 
@@ -49,7 +49,7 @@ class BuiltinTarget(Target):
         return (os.path.realpath(source),) if source else ()
 
     def _run(self, completion: str, *, trace: bool = False) -> ParseResult:
-        result = _invoke(self.parser.parse, completion, self.format, Exception,
+        result = invoke(self.parser.parse, completion, self.format, Exception,
                          trace=trace, own=self._own() if trace else ())
         step = result.step
         if step is not None and step.invalid is not None and step.invalid.code == "timeout":

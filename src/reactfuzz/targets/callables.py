@@ -15,11 +15,11 @@ from time import perf_counter
 from typing import Any, TypeVar
 
 from ..formats import Format, get_format
-from .adapters import _invoke, check_supported
-from .base import DEFAULT_TIMEOUT, ParseResult, Target, _check_timeout
+from .adapters import check_supported, invoke
+from .base import DEFAULT_TIMEOUT, ParseResult, Target, check_timeout
 from .origin import Origin, TraceRequest
 from .sanitise import sanitise_result
-from .user_code import _parse_callable
+from .user_code import parse_callable
 from .worker import FunctionTarget
 
 __all__ = [
@@ -91,11 +91,11 @@ class CallableTarget(Target):
         name: str | None = None,
     ) -> None:
         self.format = get_format(fmt)
-        self.timeout = _check_timeout(timeout)
+        self.timeout = check_timeout(timeout)
         label = getattr(fn, "__qualname__", None) or type(fn).__qualname__
         module = getattr(fn, "__module__", None) or type(fn).__module__
         self.name = name or f"{module}:{label}"
-        self.fn = _parse_callable(fn, repr(self.name))
+        self.fn = parse_callable(fn, repr(self.name))
 
     def run(self, completion: str) -> ParseResult:
         """Call the parser in-process (SystemExit is a crash; Ctrl-C still interrupts); a
@@ -111,7 +111,7 @@ class CallableTarget(Target):
     def _run(self, completion: str, *, trace: bool = False) -> ParseResult:
         def call() -> ParseResult:
             return sanitise_result(
-                _invoke(self.fn, completion, self.format, (Exception, SystemExit),
+                invoke(self.fn, completion, self.format, (Exception, SystemExit),
                         trace=trace))
 
         limit = self.limit_for(TraceRequest(completion) if trace else completion)

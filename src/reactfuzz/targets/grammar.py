@@ -16,7 +16,7 @@ from ..errors import GrammarError
 from ..formats import Format, get_format
 from ..formats.grammars import lark_parser
 from ..parsers import GrammarParser
-from .adapters import _describe_exception
+from .adapters import describe_exception
 from .base import ParseResult, Target
 
 __all__ = ["GrammarTarget", "grammar_target"]
@@ -75,7 +75,7 @@ class GrammarTarget(Target):
         except Exception as exc:
             return ParseResult(
                 error=(
-                    f"{_describe_exception(exc)} (the parse tree of {self.path.name} does not"
+                    f"{describe_exception(exc)} (the parse tree of {self.path.name} does not"
                     f" fit the {self.format.family.name} rule and terminal names)"
                 ),
                 elapsed=perf_counter() - start,

@@ -18,13 +18,13 @@ from ..errors import UsageError
 from ..formats import Format
 from ..parsers import PARSERS
 from ..tools import ToolRegistry, default_registry, load_tools_json
-from .adapters import _describe_exception, _short_repr
+from .adapters import describe_exception, short_repr
 from .base import Target
 from .builtin import builtin_target
 from .callables import CallableTarget, function_target
 from .grammar import grammar_target
 from .regexes import regex_target
-from .user_code import _on_path, _resolve
+from .user_code import on_path, resolve
 
 __all__ = ["TARGET_FORMS", "load_target", "load_tools"]
 
@@ -132,7 +132,7 @@ def load_tools(
             " 'module:attr' (a ToolRegistry, a list of typed functions or pydantic models,"
             " or a function returning one)"
         )
-    value = _resolve(spec, directory, "tools")
+    value = resolve(spec, directory, "tools")
     try:
         registry = _registry_from(value, spec)
         if registry is None and callable(value) and not isinstance(value, type):
@@ -150,12 +150,12 @@ def load_tools(
                     f" ({', '.join(required)}); point at a registry or a list of tools, or at"
                     " a function without parameters that returns one"
                 )
-            with _on_path(directory):
+            with on_path(directory):
                 try:
                     produced = value()
                 except Exception as exc:
                     raise UsageError(
-                        f"--tools {spec}: calling it raised {_describe_exception(exc)}"
+                        f"--tools {spec}: calling it raised {describe_exception(exc)}"
                     ) from None
             registry = _registry_from(produced, spec)
             if registry is None:
@@ -171,7 +171,7 @@ def load_tools(
         raise UsageError(message) from None
     if registry is None:
         raise UsageError(
-            f"--tools {spec}: {type(value).__name__} {_short_repr(value)} is not a ToolRegistry,"
+            f"--tools {spec}: {type(value).__name__} {short_repr(value)} is not a ToolRegistry,"
             " a list of typed functions or pydantic models, or a function returning one"
         )
     return registry

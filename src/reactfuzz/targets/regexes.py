@@ -16,8 +16,8 @@ from ..errors import UsageError
 from ..formats import Format, get_format, label_pattern
 from ..limits import MAX_REGEX_SIZE, regex_size
 from ..model import Action, Invalid, Step
-from .adapters import _is_finish, _one_line
-from .base import DEFAULT_TIMEOUT, ParseResult, Target, _check_timeout
+from .adapters import is_finish, one_line
+from .base import DEFAULT_TIMEOUT, ParseResult, Target, check_timeout
 
 __all__ = ["RegexTarget", "regex_target"]
 
@@ -58,7 +58,7 @@ class RegexTarget(Target):
         answer_first: bool = True,
     ) -> None:
         self.format = get_format(fmt)
-        self.timeout = _check_timeout(timeout)
+        self.timeout = check_timeout(timeout)
         self.name = f"regex:{pattern}"
         self.pattern = pattern
         self.answer_first = answer_first
@@ -97,7 +97,7 @@ class RegexTarget(Target):
             return regex.compile(pattern, flags)
         except regex.error as exc:
             raise UsageError(
-                f"regex target: {what} {pattern!r} does not compile: {_one_line(str(exc))}"
+                f"regex target: {what} {pattern!r} does not compile: {one_line(str(exc))}"
             ) from None
 
     def _search(self, compiled: Any, text: str, start: float) -> Any:
@@ -135,7 +135,7 @@ class RegexTarget(Target):
         else:
             args = ()
         thought = self._thought(m, text)
-        if _is_finish(tool, self.format):
+        if is_finish(tool, self.format):
             return Step(thought=thought, answer=raw)
         return Step(thought=thought, action=Action(tool, raw, args))
 

@@ -21,7 +21,7 @@ from collections.abc import Callable, Iterator
 from typing import Any, cast
 
 from ..errors import UsageError
-from .adapters import _describe_exception, _short_repr
+from .adapters import describe_exception, short_repr
 
 __all__ = ["import_timeout", "probe", "resolve_function", "resolve_parser"]
 
@@ -86,7 +86,7 @@ def probe(run: Callable[[], Any], label: str) -> None:
                 message = ""
             except BaseException as exc:
                 message = str(exc) if isinstance(exc, UsageError) else (
-                    f"{label}: importing it raised {_describe_exception(exc)}")
+                    f"{label}: importing it raised {describe_exception(exc)}")
             os.write(write_end, ("ok\n" + message).encode("utf-8", "replace")[:65536])
             status = 0
         finally:
@@ -145,7 +145,7 @@ _LOADED_FROM: dict[str, str] = {}
 
 
 @contextlib.contextmanager
-def _on_path(directory: str) -> Iterator[None]:
+def on_path(directory: str) -> Iterator[None]:
     sys.path.insert(0, directory)
     try:
         yield
@@ -201,7 +201,7 @@ def _needs_import(module: str, directory: str) -> bool:
     return previous is not None and previous != directory
 
 
-def _resolve(spec: str, directory: str, what: str, *, probed: bool = True) -> Any:
+def resolve(spec: str, directory: str, what: str, *, probed: bool = True) -> Any:
     """The object a ``module:attr`` path names, importing the module from ``directory``.
 
     A module not imported yet is first imported in a child with a time limit
@@ -210,8 +210,8 @@ def _resolve(spec: str, directory: str, what: str, *, probed: bool = True) -> An
     """
     module, attr = _split_spec(spec, what)
     if probed and _needs_import(module, directory):
-        probe(lambda: _resolve(spec, directory, what, probed=False), repr(spec))
-    with _on_path(directory):
+        probe(lambda: resolve(spec, directory, what, probed=False), repr(spec))
+    with on_path(directory):
         try:
             mod = _import_module(module, directory)
         except ModuleNotFoundError as exc:
@@ -223,14 +223,14 @@ def _resolve(spec: str, directory: str, what: str, *, probed: bool = True) -> An
                     " working directory)"
                 ) from None
             raise UsageError(
-                f"{spec!r}: importing {module!r} failed: {_describe_exception(exc)}"
+                f"{spec!r}: importing {module!r} failed: {describe_exception(exc)}"
                 " (install what it imports, or fix the module)"
             ) from None
         except BaseException as exc:  # SyntaxError, SystemExit, anything
             if isinstance(exc, KeyboardInterrupt):
                 raise
             raise UsageError(
-                f"{spec!r}: importing {module!r} raised {_describe_exception(exc)}"
+                f"{spec!r}: importing {module!r} raised {describe_exception(exc)}"
                 " (fix the module so that it imports cleanly)"
             ) from None
     obj: Any = mod
@@ -247,12 +247,12 @@ def _resolve(spec: str, directory: str, what: str, *, probed: bool = True) -> An
             ) from None
         except Exception as exc:  # a property or module __getattr__ that raises
             raise UsageError(
-                f"{spec!r}: reading {part!r} raised {_describe_exception(exc)}"
+                f"{spec!r}: reading {part!r} raised {describe_exception(exc)}"
             ) from None
     return obj
 
 
-def _parse_callable(obj: Any, label: str) -> Callable[[str], Any]:
+def parse_callable(obj: Any, label: str) -> Callable[[str], Any]:
     """The function to call: ``obj.parse`` for a parser object, else ``obj`` itself."""
     if isinstance(obj, type):
         raise UsageError(
@@ -265,26 +265,23 @@ def _parse_callable(obj: Any, label: str) -> Callable[[str], Any]:
     if callable(obj):
         return obj
     raise UsageError(
-        f"{label} is {type(obj).__name__} {_short_repr(obj)}, not a function or an object"
+        f"{label} is {type(obj).__name__} {short_repr(obj)}, not a function or an object"
         " with a parse method"
     )
-
-
-def _resolve_parser(spec: str, directory: str, *, probed: bool = True) -> Callable[[str], Any]:
-    return _parse_callable(_resolve(spec, directory, "function", probed=probed), repr(spec))
 
 
 def resolve_function(spec: str, directory: str, what: str = "function") -> Callable[..., Any]:
     """The callable a ``module:attr`` path names (an agent loop, a hook), imported from
     ``directory`` after a probe in a child; any failure is one :class:`UsageError` line."""
-    obj = _resolve(spec, directory, what)
+    obj = resolve(spec, directory, what)
     if not callable(obj):
         raise UsageError(f"{spec!r}: {type(obj).__name__} is not callable (name a function)")
     return cast(Callable[..., Any], obj)
 
 
-def resolve_parser(spec: str, directory: str) -> Callable[[str], Any]:
+def resolve_parser(spec: str, directory: str, *, probed: bool = True) -> Callable[[str], Any]:
     """The parse function a ``module:attr`` path names, imported from ``directory`` into
-    this process (after a probe in a child with a time limit); any failure, whatever the
-    module raises, is one :class:`UsageError` line naming the path and what to do."""
-    return _resolve_parser(spec, directory)
+    this process (after a probe in a child with a time limit, unless ``probed`` is false
+    because this process is the probe); any failure, whatever the module raises, is one
+    :class:`UsageError` line naming the path and what to do."""
+    return parse_callable(resolve(spec, directory, "function", probed=probed), repr(spec))

@@ -23,8 +23,8 @@ from typing import Any
 
 from ..errors import UsageError
 from ..formats import Format, get_format
-from .adapters import _describe_exception, _invoke, check_supported
-from .base import DEFAULT_TIMEOUT, ParseResult, Target, _check_timeout
+from .adapters import check_supported, describe_exception, invoke
+from .base import DEFAULT_TIMEOUT, ParseResult, Target, check_timeout
 from .origin import Origin, TraceRequest
 from .processes import (
     become_subreaper,
@@ -37,7 +37,7 @@ from .processes import (
     run_kept,
 )
 from .sanitise import sanitise_result
-from .user_code import _resolve_parser, import_timeout
+from .user_code import import_timeout, resolve_parser
 
 __all__ = ["STARTUP_TIMEOUT", "FunctionTarget"]
 
@@ -88,9 +88,9 @@ def _serve(conn: Any, spec: str, directory: str, fmt: Format, progress: Any) -> 
     """The loop itself (see :func:`_worker_main`)."""
     sys.path.insert(0, directory)
     try:
-        fn = _resolve_parser(spec, directory, probed=False)  # this worker is the probe
+        fn = resolve_parser(spec, directory, probed=False)  # this worker is the probe
     except BaseException as exc:  # report anything to the parent
-        message = str(exc) if isinstance(exc, UsageError) else _describe_exception(exc)
+        message = str(exc) if isinstance(exc, UsageError) else describe_exception(exc)
         with contextlib.suppress(Exception):
             conn.send(("fail", message))
         return
@@ -125,7 +125,7 @@ def _serve(conn: Any, spec: str, directory: str, fmt: Format, progress: Any) -> 
                 progress[1] = now
                 progress[0] = started
             traced = isinstance(completion, TraceRequest)
-            pending.append(sanitise_result(_invoke(fn, str(completion), fmt, BaseException,
+            pending.append(sanitise_result(invoke(fn, str(completion), fmt, BaseException,
                                                    trace=traced)))
         if not _reply(conn, pending):
             return
@@ -160,7 +160,7 @@ def _picklable(result: ParseResult) -> ParseResult:
         pickle.dumps(result, _PROTOCOL)
     except Exception as exc:
         return ParseResult(
-            error=f"the parser's result cannot be sent back: {_describe_exception(exc)}",
+            error=f"the parser's result cannot be sent back: {describe_exception(exc)}",
             elapsed=result.elapsed,
         )
     return result
@@ -312,11 +312,11 @@ class FunctionTarget(Target):
     ) -> None:
         self.format = get_format(fmt)
         self.name = spec
-        self.timeout = _check_timeout(timeout)
+        self.timeout = check_timeout(timeout)
         self.cwd = os.path.abspath(os.fspath(cwd)) if cwd is not None else os.getcwd()
         if not os.path.isdir(self.cwd):
             raise UsageError(f"{spec!r}: the working directory {self.cwd} does not exist")
-        _resolve_parser(spec, self.cwd)  # fail now, in the parent, with one readable line
+        resolve_parser(spec, self.cwd)  # fail now, in the parent, with one readable line
         method = start_method or _default_start_method()
         if method not in multiprocessing.get_all_start_methods():
             raise UsageError(
@@ -434,7 +434,7 @@ class FunctionTarget(Target):
                                                 elapsed=monotonic() - since)
                 return todo[got:at] + todo[at + 1:]
             except Exception as exc:  # a result the parent cannot unpickle
-                reply = _describe_exception(exc)
+                reply = describe_exception(exc)
             if not isinstance(reply, list) or not all(isinstance(r, ParseResult) for r in reply):
                 self._discard(worker, kill=True)
                 results[todo[got]] = ParseResult(

@@ -20,7 +20,7 @@ from typing import Annotated, Any, Literal, Union, get_args, get_origin, get_typ
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, create_model
 
 from ..errors import UsageError
-from .tool import _NAME_RE, ObservationFn, Tool
+from .tool import NAME_RE, ObservationFn, Tool
 
 __all__ = ["SUPPORTED_ANNOTATIONS", "tool_from_function", "tool_from_model"]
 
@@ -47,7 +47,7 @@ def _snake_case(name: str) -> str:
     return s.lower()
 
 
-def _camel_case(name: str) -> str:
+def camel_case(name: str) -> str:
     return "".join(part[:1].upper() + part[1:] for part in re.split(r"[_\-]+", name) if part)
 
 
@@ -131,7 +131,7 @@ def _safe_field_name(name: str) -> bool:
     )
 
 
-def _build_model(
+def build_model(
     model_name: str,
     specs: Sequence[tuple[str, Any, Any]],
     validators: dict[str, Any] | None = None,
@@ -173,7 +173,7 @@ def tool_from_function(
     label = getattr(fn, "__qualname__", None) or getattr(fn, "__name__", None) or repr(fn)
     if name is None:
         name = getattr(fn, "__name__", None)
-        if not isinstance(name, str) or not _NAME_RE.match(name):
+        if not isinstance(name, str) or not NAME_RE.match(name):
             raise UsageError(f"cannot name a tool after {label!r}; pass name=")
     try:
         sig = inspect.signature(fn)
@@ -213,7 +213,7 @@ def tool_from_function(
         default = ... if p.default is inspect.Parameter.empty else p.default
         specs.append((p.name, annotation, default))
     try:
-        model = _build_model(_camel_case(name) + "Args", specs)
+        model = build_model(camel_case(name) + "Args", specs)
     except UsageError:
         raise
     except Exception as exc:  # pydantic refuses a constraint (e.g. pattern on an int)
@@ -270,7 +270,7 @@ def tool_from_model(
     return Tool(name, description, model, observations)
 
 
-def _as_tool(
+def as_tool(
     obj: Any,
     name: str | None = None,
     description: str | None = None,

@@ -2,7 +2,7 @@
 
 Tools are never run. A call is recorded as a :class:`ToolResult` and answered with a
 deterministic observation; a call made through Python's own argument binding (the
-positional design) is bound by :func:`_bind_like_python`, which raises the same
+positional design) is bound by :func:`bind_like_python`, which raises the same
 ``TypeError`` messages CPython would, so the positional design fails as it would in
 production.
 """
@@ -53,7 +53,7 @@ def _quoted(names: Sequence[str]) -> str:
     return ", ".join(reprs[:-1]) + f", and {reprs[-1]}"
 
 
-def _bind_like_python(
+def bind_like_python(
     qualname: str, params: Sequence[ToolParameter], args: tuple[Any, ...], kwargs: dict[str, Any]
 ) -> dict[str, Any]:
     """Bind arguments as CPython binds them to ``def qualname(p1, p2=d, ...)``.

@@ -28,9 +28,9 @@ from referencing.exceptions import Unresolvable
 from ..errors import InputFileError
 from ..limits import load_json_text, read_user_file
 from ..model import DuplicateKeyError, no_duplicate_keys
-from .build import _build_model, _camel_case
+from .build import build_model, camel_case
 from .registry import ToolRegistry
-from .tool import _NAME_RE, ObservationFn, Tool
+from .tool import NAME_RE, ObservationFn, Tool
 
 __all__ = ["load_tools_json"]
 
@@ -101,7 +101,7 @@ def _one_line(text: str, limit: int = 160) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
-class _JsonToolReader:
+class JsonToolReader:
     """Turns JSON tool definitions into tools, refusing whatever it does not support."""
 
     def __init__(self, source: str) -> None:
@@ -158,7 +158,7 @@ class _JsonToolReader:
             if not isinstance(entry, dict):
                 raise self.invalid(where, f"expected an object, found {_json_type(entry)}")
         name = entry.get("name")
-        if not isinstance(name, str) or not _NAME_RE.match(name):
+        if not isinstance(name, str) or not NAME_RE.match(name):
             raise self.invalid(
                 _jp(where, "name"),
                 f"the name {_one_line(repr(name), 80)} is not valid (1 to 64 letters,"
@@ -176,7 +176,7 @@ class _JsonToolReader:
         specs = [self.read_property(_jp(_jp(swhere, "properties"), pname), pname, prop,
                                     pname in schema.get("required", ()))
                  for pname, prop in schema["properties"].items()]
-        model = _build_model(_camel_case(name) + "Args", specs,
+        model = build_model(camel_case(name) + "Args", specs,
                              validators=_schema_validators(schema))
         return Tool(name, " ".join(description.split()), model, schema=schema)
 

@@ -17,8 +17,8 @@ from pydantic import BaseModel
 
 from ..errors import UsageError
 from ..model import Call
-from .build import _as_tool, tool_from_function, tool_from_model
-from .execution import ToolResult, _bind_like_python, default_observation
+from .build import as_tool, tool_from_function, tool_from_model
+from .execution import ToolResult, bind_like_python, default_observation
 from .tool import ObservationFn, Tool
 
 __all__ = ["ToolRegistry"]
@@ -75,10 +75,10 @@ class ToolRegistry:
         observations: ObservationFn | None = None,
     ) -> ToolRegistry:
         """A registry from already-parsed JSON tool definitions (see :func:`load_tools_json`)."""
-        from .json_files import _JsonToolReader  # the reader builds on this module
+        from .json_files import JsonToolReader  # the reader builds on this module
 
         registry = cls(observations=observations)
-        for tool in _JsonToolReader(source).read(definitions):
+        for tool in JsonToolReader(source).read(definitions):
             registry.register(tool)
         return registry
 
@@ -103,7 +103,7 @@ class ToolRegistry:
                 return target
 
             return decorator
-        tool = _as_tool(obj, name, description, observations)
+        tool = as_tool(obj, name, description, observations)
         if tool.name in self._tools:
             raise UsageError(f"a tool named {tool.name!r} is already registered")
         self._tools[tool.name] = tool
@@ -196,7 +196,7 @@ class ToolRegistry:
         registry = self
 
         def fake_tool(*args: Any, **kwargs: Any) -> str:
-            values = _bind_like_python(tool.name, params, args, kwargs)
+            values = bind_like_python(tool.name, params, args, kwargs)
             call = Call(tool.name, tuple(values.values()), tuple(values))
             record = ToolResult(
                 call, None, "python", tuple(args), tuple(kwargs.items())

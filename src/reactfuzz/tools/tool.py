@@ -28,7 +28,7 @@ ObservationFn = Callable[[Call], str]
 """Turns a call into the observation text a fake tool returns."""
 
 
-_NAME_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_-]{0,63}$")
+NAME_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_-]{0,63}$")
 
 
 # --------------------------------------------------------------------------- tools
@@ -64,7 +64,7 @@ class Tool:
     _fields: tuple[str, ...] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        if not isinstance(self.name, str) or not _NAME_RE.match(self.name):
+        if not isinstance(self.name, str) or not NAME_RE.match(self.name):
             raise UsageError(
                 f"tool name {self.name!r} is not valid; a name is 1 to 64 letters, digits, "
                 "'_' or '-', not starting with a digit or '-'"
