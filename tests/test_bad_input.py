@@ -710,7 +710,7 @@ class Ran:
     hung: bool = False
 
 
-def write_atomic(root: Path, files: dict[str, Any]) -> None:
+def write_files(root: Path, files: dict[str, Any]) -> None:
     for rel, content in {**BASE_FILES, **files}.items():
         path = root / rel
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -745,7 +745,7 @@ def run_bad(case: Bad, root: Path) -> Ran:
     from reactfuzz.engine.checks import CHECKS
     from reactfuzz.strategies import ABUSES
 
-    write_atomic(root, case.files)
+    write_files(root, case.files)
     before = (set(CHECKS), set(ABUSES), set(sys.modules), list(sys.path))
     cwd, env = os.getcwd(), dict(os.environ)
     err = io.StringIO()
@@ -919,7 +919,7 @@ SUBPROCESS = ["option:fuzz --time-budget '-1'", "tools:fuzz fifo", "corpus:repla
     pytest.param(c, marks=() if i == 0 else pytest.mark.slow) for i, c in enumerate(SUBPROCESS)])
 def test_bad_input_in_a_subprocess(case_id: str, tmp_path: Path, python_run: Any) -> None:
     case = next(c for c in CASES if c.id == case_id)
-    write_atomic(tmp_path, case.files)
+    write_files(tmp_path, case.files)
     env = {**os.environ, **case.env, "PYTHONPATH": str(ROOT / "src")}
     r = python_run("-m", "reactfuzz", *case.argv, cwd=tmp_path, env=env, timeout=60)
     assert r.returncode == 2, r.stderr
