@@ -41,6 +41,7 @@ __all__ = [
     "is_code_reference",
     "iter_corpus",
     "load_finding",
+    "merge_by_root",
     "pick_examples",
     "save_finding",
     "sweep_temp_files",
@@ -336,6 +337,20 @@ class Finding(BaseModel):
 def _shorter_or_same(a: Finding, b: Finding) -> bool:
     """Whether ``a``'s completion leads ``b``'s: shorter, or as short and shrunk."""
     return (len(a.completion), not a.shrunk) <= (len(b.completion), not b.shrunk)
+
+
+def merge_by_root(group: list[Finding], finding: Finding,
+                  corpus: str | Path | None = None) -> bool:
+    """Merge ``finding`` into the finding of ``group`` with its root cause, if there is one
+    (its operator and examples are added, the shorter completion leads, and the bug's
+    corpus file, named by the root cause, is rewritten when ``corpus`` is given)."""
+    for i, known in enumerate(group):
+        if known.root_key() == finding.root_key():
+            group[i] = known.merged(finding)
+            if corpus:
+                save_finding(group[i], corpus)
+            return True
+    return False
 
 
 def pick_examples(pool: list[str], lead: str) -> list[str]:

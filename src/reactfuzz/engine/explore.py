@@ -44,7 +44,7 @@ from ..targets.origin import TraceRequest
 from ..tools import ToolRegistry
 from .checks import Check, fast_checks, get_checks
 from .config import FuzzConfig, Plan, operator_seed, require_applicable, resolve
-from .corpus import Finding, bounded_finding, iter_corpus, save_finding
+from .corpus import Finding, bounded_finding, iter_corpus, merge_by_root, save_finding
 from .coverage import Coverage
 from .events import EventSink, ExamplesRan, FindingFound, RunFinished, RunStarted
 from .example import Example, examine, prefetch_origins, to_finding
@@ -587,12 +587,8 @@ def _add_finding(result: ExploreResult, finding: Finding, config: ExploreConfig,
                  emit: EventSink) -> None:
     """Keep ``finding``, merged into the one of its root cause if there is one (its file is
     then rewritten), and save it."""
-    for i, known in enumerate(result.findings):
-        if known.root_key() == finding.root_key():
-            result.findings[i] = known.merged(finding)
-            if config.corpus:
-                save_finding(result.findings[i], config.corpus)
-            return
+    if merge_by_root(result.findings, finding, config.corpus):
+        return
     result.findings.append(finding)
     path = save_finding(finding, config.corpus) if config.corpus else None
     emit(FindingFound(finding, str(path) if path else None))

@@ -26,7 +26,7 @@ from . import fit as _fit
 from . import pool as _pool
 from . import search as _search_module
 from .config import FuzzConfig, Plan, operator_seed, require_applicable, resolve
-from .corpus import Finding, bounded_finding, save_finding, sweep_temp_files
+from .corpus import Finding, bounded_finding, merge_by_root, save_finding, sweep_temp_files
 from .events import (
     EngineEvent,
     EventSink,
@@ -253,7 +253,8 @@ def keep(summary: RunSummary, finding: Finding, plan: Plan, config: FuzzConfig,
          emit: EventSink) -> None:
     """One finding into the run: merged into its root cause's, a protocol note, set aside
     as one a baseline knows, or kept, written and announced."""
-    if _merge_into(summary, finding, config):
+    if merge_by_root(summary.findings, finding, config.corpus) or merge_by_root(
+            summary.protocol_notes, finding):
         return
     if finding.cause == "protocol":
         summary.protocol_notes.append(finding)
@@ -265,21 +266,6 @@ def keep(summary: RunSummary, finding: Finding, plan: Plan, config: FuzzConfig,
     summary.findings.append(finding)
     path = save_finding(finding, config.corpus) if config.corpus else None
     emit(FindingFound(finding, str(path) if path else None))
-
-
-def _merge_into(summary: RunSummary, finding: Finding, config: FuzzConfig) -> bool:
-    """Merge ``finding`` into the finding of the same root cause, if there is one: its
-    operator and examples are added, and the shorter completion leads (the bug's corpus
-    file, named by the root cause, is rewritten)."""
-    for group in (summary.findings, summary.protocol_notes):
-        for i, known in enumerate(group):
-            if known.root_key() != finding.root_key():
-                continue
-            group[i] = known.merged(finding)
-            if group is summary.findings and config.corpus:
-                save_finding(group[i], config.corpus)
-            return True
-    return False
 
 
 # --------------------------------------------------------------------------- workers
@@ -394,7 +380,8 @@ def _merge_parts(config: FuzzConfig, plan: Plan, summary: RunSummary,
     rank = {t: i for i, t in enumerate(config.targets)}
     found.sort(key=lambda f: (rank.get(f.target, 0), order.get(f.abuse, 0)))
     for finding in found:
-        if _merge_into(summary, finding, replace(config, corpus=None)):
+        if merge_by_root(summary.findings, finding) or merge_by_root(summary.protocol_notes,
+                                                                      finding):
             if config.corpus and finding.cause != "protocol":
                 # a worker saved it before another worker's operator, earlier in the
                 # order, turned out to have the same root cause
