@@ -43,6 +43,41 @@ def test_explore_is_deterministic_by_seed() -> None:
     assert a.unshrunk == b.unshrunk == 0
 
 
+def test_shrinking_is_counted_in_parses_not_timed(monkeypatch) -> None:
+    """The default budget is a count of parses: a machine whose clock runs ten times as
+    fast while shrinking (as a loaded one's seems to) makes the same findings, shrunk alike,
+    as long as the wall-time safety cap is not met; a count of 0 shrinks none."""
+    import reactfuzz.engine.explore as ex
+
+    cfg = ExploreConfig(target="classic-bracket", scenarios=1500, seed=9, pool_per_operator=5,
+                        shrink_budget=60.0, shrink_parses=150)
+    steady = explore(cfg)
+    real = ex.time.monotonic
+    start = real()
+    monkeypatch.setattr(ex.time, "monotonic", lambda: start + 10 * (real() - start))
+    hurried = explore(cfg)
+    assert [(f.id, f.completion, f.shrunk) for f in steady.findings] == \
+        [(f.id, f.completion, f.shrunk) for f in hurried.findings]
+    assert not steady.shrink_capped and not hurried.shrink_capped
+    assert 0 < steady.unshrunk < len(steady.findings)  # the count, not the clock, ran out
+    none = explore(replace(cfg, shrink_parses=0))
+    assert none.unshrunk == len(none.findings) > 0
+
+
+def test_the_shrinking_budget_of_a_run() -> None:
+    import time as ex_time
+
+    from reactfuzz.engine.explore import SHRINK_PARSES_FLOOR, SHRINK_PARSES_SHARE, _Budget
+
+    cfg = ExploreConfig(target="classic-bracket")
+    assert _Budget.for_run(cfg, 20_000, 1.0).parses == \
+        SHRINK_PARSES_FLOOR + SHRINK_PARSES_SHARE * 20_000
+    assert _Budget.for_run(replace(cfg, shrink_budget=math.inf), 20_000, 1.0).parses == math.inf
+    assert not _Budget.for_run(replace(cfg, shrink_budget=0.0), 20_000, 1.0).open()
+    late = _Budget(10, deadline=ex_time.monotonic() - 1)  # the safety cap met first
+    assert not late.open() and late.capped
+
+
 def test_explore_keys_bugs_the_same_whatever_the_shrinking_budget(tmp_path) -> None:
     """With no time to shrink, the same bugs are found (from the seed alone); each keeps
     its shortest example, says it is unshrunk, and still replays from its file."""

@@ -378,3 +378,22 @@ def test_messages_echoing_a_tools_arguments_mask_to_one_signature() -> None:
         assert mask(a, tools, params) == mask(b, tools, params), (a, b)
     # what the message says is kept: another complaint is another root cause
     assert mask("Missing key: Literal('q')") != mask("Wrong key 'q' in {'q': 1}")
+
+
+def test_a_flaky_group_of_the_searchs_own_failures_is_not_a_crash() -> None:
+    """A check that depends on time can fail once and pass on Hypothesis's replay: its
+    FlakyFailure, nested in the multiple-bugs group, holds only the search's failures."""
+    from hypothesis.errors import FlakyFailure
+
+    from reactfuzz.engine import search as search_module
+
+    group = FlakyFailure.__mro__[1]  # ExceptionGroup (its backport before Python 3.11)
+
+    fail = type("Fail_0", (search_module._Fail,), {})("bounded-time: slow")
+    other = type("Fail_1", (search_module._Fail,), {})("no-crash: boom")
+    nested = group("bugs", [FlakyFailure("flaky", [fail]), other])
+    assert search_module.only_failures(nested)
+    assert search_module.only_failures(other)
+    assert not search_module.only_failures(group("bugs", [other, KeyError("x")]))
+    assert not search_module.only_failures(FlakyFailure("flaky", [ValueError("reactfuzz")]))
+    assert not search_module.only_failures(RuntimeError("a bug in reactfuzz"))

@@ -198,9 +198,12 @@ def _explore(args: argparse.Namespace, config: FuzzConfig,
             f" {max(r.shrink_seconds for r in results):.1f}s)")
     unshrunk = sum(r.unshrunk for r in results)
     if unshrunk:
-        line += (f"\nexplore: {unshrunk} finding(s) keep their shortest example unshrunk: the"
-                 " shrinking budget (half the loop's time) ran out; `reactfuzz fuzz` on their"
-                 " operator shrinks them")
+        capped = any(r.shrink_capped for r in results)
+        spent = ("its wall-time cap (half the loop's time plus 2 s) ran out first, so another"
+                 " machine may shrink others" if capped else
+                 "the shrinking budget (700 parses plus one per 100 scenarios) ran out")
+        line += (f"\nexplore: {unshrunk} finding(s) keep their shortest example unshrunk: "
+                 f"{spent}; `reactfuzz fuzz` on their operator shrinks them")
     if args.guided:
         best = max(results, key=lambda r: r.lines_reached)
         line += (f"\nguided: {sum(r.favoured for r in results)} mutations kept for new lines;"

@@ -20,6 +20,7 @@ finds from its seed (which of them the budget let shrink depends on the machine)
 
 from __future__ import annotations
 
+import math
 import random
 import signal
 import time
@@ -69,10 +70,17 @@ FAST_CHECKS = fast_checks()
 those registered ``fast``. A run asks :func:`~.checks.fast_checks`, which also holds a
 plugin's checks registered ``fast`` after this module was imported."""
 
+SHRINK_PARSES_FLOOR = 700
+SHRINK_PARSES_SHARE = 0.01
+"""Shrinking spends at most this many parses plus this share of the scenarios explored
+(unless the run says otherwise): the bugs left then keep their shortest example, unshrunk.
+Counted, not timed, so a seed gives the same findings on any machine, loaded or not."""
+
 SHRINK_SHARE = 0.5
-SHRINK_FLOOR = 1.5
-"""Shrinking stops after this share of the loop's time plus this many seconds (unless the
-run says otherwise): the bugs left then keep their shortest example, unshrunk."""
+SHRINK_FLOOR = 2.0
+"""A safety cap on shrinking's wall time, this share of the loop's time plus these seconds:
+only a parser far slower while shrinking than in the loop meets it first (the run then
+says so, as its findings may differ from another machine's)."""
 
 TRACE_MAX_CHARS = 4096
 """Guided exploration traces the parses of texts up to this long (see the loop)."""
@@ -100,8 +108,12 @@ class ExploreConfig:
     corpus: str | None = None
     shrink_examples: int = 60
     shrink_budget: float | None = None
-    """Seconds of shrinking at most; ``None``: half the loop's time plus 1.5 seconds
-    (:data:`SHRINK_SHARE`, :data:`SHRINK_FLOOR`); ``math.inf``: every bug, however long."""
+    """Seconds of shrinking at most; ``None``: half the loop's time plus 2 seconds
+    (:data:`SHRINK_SHARE`, :data:`SHRINK_FLOOR`); ``math.inf``: every bug, however long
+    (no parse count either); ``0``: none shrunk."""
+    shrink_parses: int | None = None
+    """Parses shrinking may spend; ``None``: :data:`SHRINK_PARSES_FLOOR` plus
+    :data:`SHRINK_PARSES_SHARE` of the scenarios."""
     shrink_limit: int | None = None
     """Bugs shrunk at most (in the order met); the others keep their shortest example."""
     checks: list[str] | None = None
@@ -138,6 +150,9 @@ class ExploreResult:
     findings: list[Finding] = field(default_factory=list)
     failing: int = 0
     unshrunk: int = 0
+    shrink_capped: bool = False
+    """Whether the wall-time cap, not the parse count, ended shrinking (see
+    :data:`SHRINK_SHARE`): then the findings may differ on another machine."""
     """Findings left with their shortest example because the shrinking budget ran out."""
     lines_reached: int = 0
     """Lines of the target's code the traced parses reached (``guided`` only)."""
@@ -433,18 +448,17 @@ def explore(config: ExploreConfig, emit: EventSink | None = None,
         t2 = time.perf_counter()
         if config.shrink:
             # the budget counts from here: keying the candidates is part of it
-            budget = (config.shrink_budget if config.shrink_budget is not None
-                      else SHRINK_SHARE * result.loop_seconds + SHRINK_FLOOR)
-            deadline = time.monotonic() + budget
+            budget = _Budget.for_run(config, ran, result.loop_seconds)
             bugs = _bugs(failing, counts, target, fmt, registry, dispatcher, config)
             shrinker = _Shrinker(target, fmt, registry, dispatcher, config, checks,
-                                 deadline=deadline)
+                                 budget=budget)
             for n, (bug_key, bug) in enumerate(bugs.items()):
                 if config.shrink_limit is not None and n >= config.shrink_limit:
-                    shrinker.deadline = 0.0  # the rest keep their shortest example
+                    budget.parses = 0  # the rest keep their shortest example
                 finding = shrinker.finding(bug_key, bug)
                 result.unshrunk += not finding.shrunk
                 _add_finding(result, finding, config, emit)
+            result.shrink_capped = budget.capped
         result.shrink_seconds = time.perf_counter() - t2
     finally:
         if owned:
@@ -505,6 +519,37 @@ def _bugs(failing: dict[_Group, list[tuple[Scenario, list[tuple[int, str]]]]],
     return bugs
 
 
+@dataclass
+class _Budget:
+    """What shrinking may still spend: parses (counted, the budget that decides) and a
+    wall-clock deadline (a safety cap that only a parser much slower than in the loop
+    meets)."""
+
+    parses: float
+    deadline: float
+    capped: bool = False
+
+    @classmethod
+    def for_run(cls, config: ExploreConfig, scenarios: int, loop_seconds: float) -> _Budget:
+        """The budget of a run that explored ``scenarios`` in ``loop_seconds``."""
+        if config.shrink_budget is not None and math.isinf(config.shrink_budget):
+            return cls(math.inf, math.inf)
+        seconds = (config.shrink_budget if config.shrink_budget is not None
+                   else SHRINK_SHARE * loop_seconds + SHRINK_FLOOR)
+        parses = (config.shrink_parses if config.shrink_parses is not None
+                  else SHRINK_PARSES_FLOOR + SHRINK_PARSES_SHARE * scenarios)
+        return cls(parses if seconds > 0 else 0, time.monotonic() + seconds)
+
+    def open(self) -> bool:
+        """Whether more may be spent (and, once the deadline passed, remember that)."""
+        if self.parses <= 0:
+            return False
+        if time.monotonic() >= self.deadline:
+            self.capped = True
+            return False
+        return True
+
+
 class _Shrinker:
     """Shrinks each bug once while the shrinking budget lasts: a mutation by dropping the
     inserted pieces it does not need, a failing base by its operator's own Hypothesis
@@ -512,17 +557,17 @@ class _Shrinker:
 
     def __init__(self, target: Target, fmt: Format, registry: ToolRegistry,
                  dispatcher: str, config: ExploreConfig, checks: list[Check], *,
-                 deadline: float) -> None:
+                 budget: _Budget) -> None:
         self.target, self.fmt, self.registry = target, fmt, registry
         self.dispatcher, self.config, self.checks = dispatcher, config, checks
-        self.deadline = deadline
+        self.budget = budget
         self.searched: dict[str, tuple[dict[FailureKey, Example], set[FailureKey]]] = {}
 
     def finding(self, key: FailureKey, bug: _Bug) -> Finding:
         """The bug's finding: shrunk if the budget allowed, its shortest example if not."""
         ex, base, inserts = bug.lead()
         shrunk = None
-        if time.monotonic() < self.deadline:
+        if self.budget.open():
             shrunk = self._shrink(key, ex, base, inserts)
         lead, minimal = shrunk if shrunk is not None else (ex, False)
         others = [e.scenario.completion for e, _, _ in bug.examples if e is not lead]
@@ -532,6 +577,7 @@ class _Shrinker:
                                           examples=others))
 
     def _examine(self, sc: Scenario, check_id: str) -> Example:
+        self.budget.parses -= 1
         return examine(sc, self.target, self.fmt, self.registry, self.dispatcher,
                        get_checks([check_id]), time_limit=self.config.time_limit)
 
@@ -553,7 +599,7 @@ class _Shrinker:
             # delta debugging over the inserted pieces: drop each one that is not needed
             kept, best = list(inserts), ex
             changed = True
-            while changed and time.monotonic() < self.deadline:
+            while changed and self.budget.open():
                 changed = False
                 for piece in list(kept):
                     trial = [p for p in kept if p is not piece]
@@ -574,11 +620,14 @@ class _Shrinker:
                             dispatcher=self.dispatcher, checks=list(fast_checks()),
                             max_examples=cfg.shrink_examples, time_limit=cfg.time_limit)
             minimal: set[FailureKey] = set()
+            stats = OperatorStats(cfg.target, abuse)
             recorded = search(self.target, cfg.target, self.fmt, self.registry,
                               self.dispatcher, self.checks, abuse, fz,
-                              operator_seed(cfg.seed, cfg.target, abuse), self.deadline,
-                              lambda e: None, OperatorStats(cfg.target, abuse),
-                              shrunk=minimal)
+                              operator_seed(cfg.seed, cfg.target, abuse),
+                              self.budget.deadline, lambda e: None, stats, shrunk=minimal)
+            self.budget.parses -= stats.examples
+            if time.monotonic() >= self.budget.deadline:
+                self.budget.capped = True
             self.searched[abuse] = (recorded, minimal)
         return self.searched[abuse]
 

@@ -40,7 +40,7 @@ from .example import Example, examine, with_path
 from .results import OperatorStats
 from .signals import check_stop
 
-__all__ = ["FailureKey", "Tally", "search"]
+__all__ = ["FailureKey", "Tally", "only_failures", "search"]
 
 
 SAMPLE = 8
@@ -194,8 +194,7 @@ def search(
                 # whose context is the KeyboardInterrupt: it is still an interrupt (of
                 # the same kind: SIGTERM's stays a SIGTERM)
                 raise type(interrupt)() from e
-            inner = getattr(e, "exceptions", (e,))
-            if not all(isinstance(x, _Fail) for x in inner):
+            if not only_failures(e):
                 raise
 
     try:
@@ -220,6 +219,16 @@ def search(
             break  # what is left did not come back: it keeps its first example
         shrunk |= found
     return _with_paths(recorded, target)
+
+
+def only_failures(exc: BaseException) -> bool:
+    """Whether ``exc`` is one of the search's own failures, or a group (Hypothesis's
+    multiple bugs, or its flaky-failure group around a failure that a time-dependent check
+    did not repeat) of nothing else, however nested."""
+    inner = getattr(exc, "exceptions", None)
+    if inner is None:
+        return isinstance(exc, _Fail)
+    return bool(inner) and all(only_failures(x) for x in inner)
 
 
 def _with_paths(recorded: dict[FailureKey, Example], target: Target) -> dict[
