@@ -202,3 +202,15 @@ def kill_group(pgid: int | None) -> None:
 def in_main_thread() -> bool:
     """Whether the caller runs in the main thread (signals and parent-death need it)."""
     return threading.current_thread() is threading.main_thread()
+
+
+def thread_times(tid: int) -> tuple[float, float] | None:
+    """The seconds thread ``tid`` has run on a CPU and waited, runnable, for one (Linux,
+    from ``/proc/TID/schedstat``); ``None`` where that cannot be read. The second is the
+    time a loaded machine took from it: what a time limit should not count."""
+    try:
+        with open(f"/proc/{tid}/schedstat", "rb") as fh:
+            ran, waited = fh.read().split()[:2]
+        return int(ran) / 1e9, int(waited) / 1e9
+    except (OSError, ValueError):
+        return None

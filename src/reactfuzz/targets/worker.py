@@ -18,7 +18,7 @@ import sys
 import threading
 import weakref
 from collections.abc import Sequence
-from time import monotonic
+from time import monotonic, thread_time
 from typing import Any
 
 from ..errors import UsageError
@@ -35,6 +35,7 @@ from .processes import (
     kill_tree,
     own_group,
     run_kept,
+    thread_times,
 )
 from .sanitise import sanitise_result
 from .user_code import import_timeout, resolve_parser
@@ -46,6 +47,15 @@ _PROTOCOL = pickle.HIGHEST_PROTOCOL
 FLUSH_INTERVAL = 0.005
 """Seconds of finished results a worker holds before it sends them, within a batch: what a
 hang or a crash makes the parent run again on a fresh worker (results are the same)."""
+
+STARVED_WAIT = 10.0
+"""A completion past its time limit that has not had its limit's worth of CPU because the
+machine was loaded (it was runnable, not sleeping) gets more time, up to this many times
+its limit in all: a busy machine neither makes a timeout nor hides a real one. (A parse
+that sleeps or blocks is not waiting for a CPU: it times out at its limit.)"""
+
+STARVED_PROBE = 0.05
+"""Seconds between two looks at a completion past its limit (see :meth:`_Worker.starved`)."""
 
 STARTUP_TIMEOUT = 60.0
 """Seconds a worker process may take to import the user's module and report ready (the
@@ -105,6 +115,8 @@ def _serve(conn: Any, spec: str, directory: str, fmt: Format, progress: Any) -> 
         fn("")
     conn.send(("ready", None))
     started = 0
+    if progress is not None:
+        progress[3] = threading.get_native_id()  # whose CPU time the parent may read
     while True:
         try:
             message = conn.recv_bytes()
@@ -121,8 +133,8 @@ def _serve(conn: Any, spec: str, directory: str, fmt: Format, progress: Any) -> 
                     return
                 pending, flushed = [], now
             started += 1
-            if progress is not None:  # the time first: the parent reads the count first
-                progress[1] = now
+            if progress is not None:  # the times first: the parent reads the count first
+                progress[1], progress[2] = now, thread_time()
                 progress[0] = started
             traced = isinstance(completion, TraceRequest)
             pending.append(sanitise_result(invoke(fn, str(completion), fmt, BaseException,
@@ -175,8 +187,9 @@ class _Worker:
         # tied to this process only when started from the main thread: the kernel's
         # parent-death signal fires when the forking *thread* ends
         parent = os.getpid() if in_main_thread() else None
-        # [completions started, when the last one started (time.monotonic)]
-        self.progress = ctx.RawArray("d", 2)
+        # [completions started, when the last one started (time.monotonic), the worker's
+        # thread CPU time then, the worker thread's id]
+        self.progress = ctx.RawArray("d", 4)
         self.started = 0  # completions started as of the last batch the parent sent
         self.process = ctx.Process(
             target=_worker_main,
@@ -191,6 +204,7 @@ class _Worker:
         # every call, which costs more than a fast parser's whole call
         self._poller = select.poll()
         self._poller.register(self.conn.fileno(), select.POLLIN)
+        self._look: tuple[float, float, float, float] | None = None  # see ``starved``
 
     def running(self) -> tuple[int, float]:
         """How many completions the worker has started, and when the last one started."""
@@ -198,6 +212,25 @@ class _Worker:
             count, since, again = self.progress[0], self.progress[1], self.progress[0]
             if count == again:
                 return int(count), since
+
+    def starved(self, limit: float, since: float) -> bool:
+        """Whether the completion that started at ``since`` and ran past its ``limit`` has
+        been held back by a loaded machine: it has used less than ``limit`` seconds of CPU,
+        and since the last look (none yet: look again after :data:`STARVED_PROBE`) it
+        mostly ran or waited to run, rather than sleeping or blocking; at most until
+        :data:`STARVED_WAIT` times its limit. Where thread times cannot be read, never."""
+        tid = int(self.progress[3])
+        times = thread_times(tid) if tid else None
+        now = monotonic()
+        if times is None or now - since >= STARVED_WAIT * limit:
+            return False
+        ran, waited = times
+        if ran - self.progress[2] >= limit:
+            return False  # it had its limit's worth of CPU: a real timeout
+        last, self._look = self._look, (since, now, ran, waited)
+        if last is None or last[0] != since:
+            return True
+        return (ran - last[2]) + (waited - last[3]) >= 0.5 * (now - last[1])
 
     def readable(self, timeout: float | None) -> bool:
         """Whether a reply (or EOF) is waiting, within ``timeout`` seconds (``None``: block)."""
@@ -403,23 +436,29 @@ class FunctionTarget(Target):
         except (OSError, EOFError):
             pass  # the worker is gone: reading below reports how
         got = 0
+        extended = 0.0  # past its limit, the completion running is waited for until then
         while got < len(todo):
             count, since = worker.running()
             at = count - base - 1  # the batch position now running
             if at < got:  # not started yet: time it from the last word from the worker
                 at, since = got, sent
             limit = self.limit_for(completions[todo[at]])
-            wait = None if limit is None else limit - (monotonic() - since)
+            wait = None if limit is None else max(limit - (monotonic() - since),
+                                                  extended - monotonic())
             try:
                 ready = worker.readable(None if wait is None else max(0.0, wait))
             except (OSError, ValueError):
                 ready = True  # the worker is gone: recv below reports how
             if not ready:
-                if limit is not None and monotonic() - since < limit:
+                if limit is not None and (monotonic() - since < limit
+                                          or monotonic() < extended):
                     continue  # woke a little early, or the next completion just started
                 count, _ = worker.running()
                 if count - base - 1 != at and count - base - 1 >= got:
                     continue  # it moved on meanwhile
+                if limit is not None and worker.starved(limit, since):
+                    extended = monotonic() + STARVED_PROBE
+                    continue  # the machine, not the parser, held it back: wait on
                 self._discard(worker, kill=True)
                 results[todo[at]] = ParseResult(timed_out=True, elapsed=monotonic() - since)
                 return todo[got:at] + todo[at + 1:]
