@@ -86,7 +86,7 @@ def test_a_mutation_parsed_like_an_earlier_one_is_judged_as_it_was(monkeypatch) 
 def test_mutation_slots_are_inside_the_thought_the_grammar_reads() -> None:
     """Pieces go inside the thought's text only: not in a label, not in a call a tag
     format writes without a label line, and nowhere in a text the grammar refuses."""
-    from reactfuzz.engine.explore import _Slots, _thought_slots
+    from reactfuzz.engine.mutation import _Slots, _thought_slots
     from reactfuzz.formats import get_format
 
     fmt = get_format("bracket")

@@ -23,7 +23,6 @@ from __future__ import annotations
 import random
 import signal
 import time
-from bisect import bisect_right
 from collections.abc import Hashable
 from dataclasses import dataclass, field, replace
 
@@ -35,11 +34,11 @@ from ..grammars import grammar_parse
 from ..strategies import (
     ABUSES,
     Scenario,
-    adversarial_pieces,
     for_each_example,
     scenarios,
 )
 from ..targets import ParseResult, Target, load_target
+from ..targets.base import Repeat
 from ..targets.origin import TraceRequest
 from ..tools import ToolRegistry
 from .checks import Check, fast_checks, get_checks
@@ -49,6 +48,7 @@ from .coverage import Coverage
 from .events import EventSink, ExamplesRan, FindingFound, RunFinished, RunStarted
 from .example import Example, examine, prefetch_origins, to_finding
 from .growth import GROWTH_FLOOR
+from .mutation import TRACE_MAX_CHARS, _apply, _inserts, _safe_pieces, _Slots
 from .pool import map_unordered
 from .results import OperatorStats, RunSummary, distinct
 from .search import FailureKey, search
@@ -73,9 +73,6 @@ SHRINK_SHARE = 0.5
 SHRINK_FLOOR = 1.5
 """Shrinking stops after this share of the loop's time plus this many seconds (unless the
 run says otherwise): the bugs left then keep their shortest example, unshrunk."""
-
-TRACE_MAX_CHARS = 4096
-"""Guided exploration traces the parses of texts up to this long (see the loop)."""
 
 TRACE_BATCH = 64
 """Candidates traced per message to the target when the loop's failures are keyed."""
@@ -186,90 +183,6 @@ def build_pool(registry: ToolRegistry, fmt: Format, abuses: list[str], per_opera
 
 
 
-class _Slots:
-    """Where pieces may go in one base's text: inside the lines of the thought the format's
-    grammar reads (after a line's first character, up to its end), never in a label, the
-    action or the answer; none when the grammar refuses the base (there is no thought to
-    tell from the call then) or the base is long. Kept as runs, so that the n-th offset is
-    found without a list of them all; computed once per base."""
-
-    __slots__ = ("ends", "starts", "total")
-
-    def __init__(self, text: str, fmt: Format) -> None:
-        self.starts: list[int] = []
-        self.ends: list[int] = []  # how many offsets the runs up to this one hold
-        self.total = 0
-        if len(text) > TRACE_MAX_CHARS:
-            return
-        step = grammar_parse(text, fmt)
-        if step.invalid is not None:
-            return
-        # the thought's lines where the completion holds them, in order, before the
-        # first line that starts with the action, answer or input label's word
-        label = fmt.line_start_re("action", "answer", "action_input", number=False,
-                                  colon=False).search(text)
-        end = label.start() if label is not None else len(text)
-        pos = 0
-        for line in (x.strip() for x in step.thought.split("\n")):
-            at = text.find(line, pos, end) if line else -1
-            if at < 0:
-                continue
-            first, last = at + 1, min(at + len(line), end - 1)
-            if last >= first:
-                self.starts.append(first)
-                self.total += last - first + 1
-                self.ends.append(self.total)
-            pos = at + len(line)
-
-    def at(self, n: int) -> int:
-        """The ``n``-th offset (0-based, ``n < total``)."""
-        i = bisect_right(self.ends, n)
-        return self.starts[i] + n - (self.ends[i - 1] if i else 0)
-
-
-def _thought_slots(text: str, fmt: Format) -> list[int]:
-    """Every offset strictly inside the thought lines of ``text`` (see :class:`_Slots`)."""
-    slots = _Slots(text, fmt)
-    return [slots.at(n) for n in range(slots.total)]
-
-
-def _safe_pieces(fmt: Format) -> list[str]:
-    """Pieces that cannot change what a completion means when put inside a thought line."""
-    out = []
-    for p in adversarial_pieces(fmt):
-        if "\n" in p or any(s in p or p in s for s in fmt.stop if s.strip()):
-            continue
-        out.append(p)
-    return out
-
-
-def _mutate(rng: random.Random, sc: Scenario, pieces: list[str], fmt: Format,
-            max_insertions: int, kept: list[tuple[int, str]] | None = None,
-            slots: _Slots | None = None) -> tuple[Scenario, list[tuple[int, str]]]:
-    """New pieces at thought slots of the base ``sc``, beside the ``kept`` ones of a
-    favoured mutation (every insert is an offset of the base's own text). ``slots`` are
-    the base's, when the caller keeps them."""
-    slots = slots if slots is not None else _Slots(sc.completion, fmt)
-    if not slots.total:
-        return sc, list(kept or [])
-    inserts = sorted(
-        [*(kept or []),
-         *((slots.at(rng.randrange(slots.total)), rng.choice(pieces))
-           for _ in range(rng.randint(1, max_insertions)))],
-        reverse=True,
-    )
-    return _apply(sc, inserts), inserts
-
-
-def _apply(sc: Scenario, inserts: list[tuple[int, str]]) -> Scenario:
-    text = sc.completion
-    for at, piece in inserts:  # right to left, so earlier offsets stay valid
-        text = text[:at] + piece + text[at:]
-    # built field by field: ``dataclasses.replace`` looks every field up, once per scenario
-    return Scenario(sc.format, sc.abuse, sc.intent, text, text, sc.acceptable,
-                    sc.stop_sequence)
-
-
 def _fingerprint(res: ParseResult, slow: float) -> Hashable | None:
     """What the checks of one base's mutations depend on in a parse: the Step without its
     thought (a mutation only adds to the thought), or what the parser raised. ``None`` for
@@ -296,6 +209,19 @@ def _coarse(res: ParseResult) -> tuple[str, ...]:
     if step.action is not None:
         return ("action", step.action.tool)
     return ("answer",) if step.invalid is None else ("invalid", step.invalid.code)
+
+
+def _repeat_memo(known: ParseResult, slow: float
+                 ) -> tuple[Hashable | None, tuple[str, ...], ParseResult]:
+    """What a :data:`~reactfuzz.targets.base.Repeat` of ``known`` stands for in the loop:
+    its fingerprint (as a parse under ``slow`` seconds), how it went, and ``known``."""
+    fast = known if known.elapsed < slow else replace(known, elapsed=0.0)
+    return _fingerprint(fast, slow), _coarse(known), known
+
+
+def _again(known: ParseResult, elapsed: float, cpu: float) -> ParseResult:
+    """``known`` with the timing of the parse that repeated it."""
+    return ParseResult(known.step, known.error, False, elapsed, known.origin, cpu)
 
 
 @dataclass
@@ -359,6 +285,8 @@ def explore(config: ExploreConfig, emit: EventSink | None = None,
         # thought, so one that parses as an earlier one of its base is judged as it was
         judged: dict[tuple[int, Hashable], tuple[str, str] | None] = {}
         slots: dict[int, _Slots] = {}
+        # what each repeat a target answered with stands for (fingerprint, how it went)
+        repeats: dict[int, tuple[Hashable | None, tuple[str, ...], ParseResult]] = {}
         slow = GROWTH_FLOOR * config.time_limit
         # bases whose parse (or a mutation's) was slow: the time check has its candidate,
         # and more of them would spend the run at the time limit (a backtracking parser)
@@ -379,35 +307,53 @@ def explore(config: ExploreConfig, emit: EventSink | None = None,
                     # the newer a kept mutation, the deeper it went: the likelier drawn
                     n = len(favoured)
                     base, kept = favoured[max(rng.randrange(n), rng.randrange(n))]
-                    sc, inserts = _mutate(rng, base, pieces, fmt, config.max_insertions, kept,
-                                          _slots_of(slots, base, fmt))
+                    inserts = _inserts(rng, pieces, config.max_insertions,
+                                       _slots_of(slots, base, fmt), kept)
                 else:
                     base = pool[rng.randrange(len(pool))]
-                    sc, inserts = (base, []) if rng.random() < 0.25 else _mutate(
-                        rng, base, pieces, fmt, config.max_insertions, None,
-                        _slots_of(slots, base, fmt))
-                drawn.append((base, sc, inserts))
-            # a traced parse costs in proportion to the lines it runs: a 16 kB text of a
-            # size operator through a pure-Python parser takes seconds, so long texts are
-            # parsed untraced (what they reach is not counted)
-            texts = [TraceRequest(sc.completion)
-                     if config.guided and len(sc.completion) <= TRACE_MAX_CHARS
-                     else sc.completion for _, sc, _ in drawn]
-            parsed = target.run_many(texts)
-            for i, ((base, sc, inserts), res) in enumerate(zip(drawn, parsed), first):
-                if (config.guided and res.origin is not None
-                        and coverage.add(res.origin.path)):
-                    # a base that reached new lines on its own is a stepping stone too:
-                    # kept, no later mutation of another base reaching the same lines is
-                    favoured.append((base, inserts))
+                    inserts = [] if rng.random() < 0.25 else _inserts(
+                        rng, pieces, config.max_insertions, _slots_of(slots, base, fmt))
+                drawn.append((base, inserts))
+            if config.guided:
+                # a traced parse costs in proportion to the lines it runs: a 16 kB text of
+                # a size operator through a pure-Python parser takes seconds, so long texts
+                # are parsed untraced (what they reach is not counted)
+                texts = [_apply(b, ins).completion if ins else b.completion
+                         for b, ins in drawn]
+                parsed: list[ParseResult | Repeat] = list(target.run_many(
+                    [TraceRequest(t) if len(t) <= TRACE_MAX_CHARS else t for t in texts]))
+            else:
+                # the texts are built where they are parsed (a worker, for a user's parser)
+                parsed = target.run_edits([(b.completion, ins) for b, ins in drawn])
+            for i, ((base, inserts), got) in enumerate(zip(drawn, parsed), first):
                 ran += 1
-                fp = _fingerprint(res, slow)
-                if res.timed_out or res.elapsed >= slow:
-                    slow_bases.add(id(base))
+                coarse = None
+                if type(got) is tuple:  # a parse that gave what an earlier one gave
+                    index, elapsed, cpu = got
+                    memo = repeats.get(index)
+                    if memo is None:
+                        memo = repeats[index] = _repeat_memo(target.repeated(index), slow)
+                    fp, coarse, known = memo
+                    res = None if elapsed < slow else _again(known, elapsed, cpu)
+                else:
+                    res = got  # type: ignore[assignment]
+                if res is not None:
+                    if (config.guided and res.origin is not None
+                            and coverage.add(res.origin.path)):
+                        # a base that reached new lines on its own is a stepping stone
+                        # too: kept, no later mutation of another base reaching the same
+                        # lines is
+                        favoured.append((base, inserts))
+                    fp = _fingerprint(res, slow)
+                    if res.timed_out or res.elapsed >= slow:
+                        slow_bases.add(id(base))
                 key = None if fp is None else (id(base), fp)
                 if key is not None and key in judged:
                     failed = judged[key]
                 else:
+                    if res is None:
+                        res = _again(known, elapsed, cpu)
+                    sc = _apply(base, inserts) if inserts else base
                     ex = examine(sc, target, fmt, registry, dispatcher, checks,
                                  time_limit=config.time_limit, attribute=False, parsed=res,
                                  keyed=False)
@@ -416,7 +362,10 @@ def explore(config: ExploreConfig, emit: EventSink | None = None,
                         judged[key] = failed
                 if failed is not None:
                     result.failing += 1
-                    group = (*failed, sc.abuse, *_coarse(res))
+                    if coarse is None:
+                        assert res is not None
+                        coarse = _coarse(res)
+                    group = (*failed, base.abuse, *coarse)
                     counts[group] = counts.get(group, 0) + 1
                     cands = failing.setdefault(group, [])
                     if len(cands) < 2:
