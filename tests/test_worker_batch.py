@@ -136,7 +136,7 @@ def test_edits_give_what_run_many_gives_on_their_texts(agent_dir: Path) -> None:
 
     edits = [("find x", [(5, "1")]), ("find x", [(5, "1")]), ("Answer: 1", []), ("hang", []),
              ("find x", [(5, "1")]), ("raise", []), ("Answer: 1", []), ("segfault", []),
-             ("find x", [(4, "!")]), ("Answer: 1", [])]
+             ("find x", [(4, "!")]), ("Answer: 1", []), ("raise", [])]
     with load_target("misbehaving:parse", "bracket", cwd=agent_dir, timeout=0.2) as target:
         got = target.run_edits(edits)
         full = [target.repeated(g[0]) if isinstance(g, tuple) else g for g in got]
@@ -146,8 +146,12 @@ def test_edits_give_what_run_many_gives_on_their_texts(agent_dir: Path) -> None:
     # what a worker read but had not sent when it hung or died is read again by the next
     # one: every result here comes from the third worker, and repeats what it read
     assert [isinstance(g, tuple) for g in got] == [
-        False, True, False, False, True, False, True, False, False, True]
-    assert all(g[1] >= 0 and g[2] >= 0 for g in got if isinstance(g, tuple))
+        False, True, False, False, True, False, True, False, False, True, True]
+    repeat, first = got[-1], got[5]  # a raise repeats too: same type, message and lines
+    assert isinstance(repeat, tuple) and isinstance(first, ParseResult)
+    assert _same(target.repeated(repeat[0])) == _same(first)
+    assert first.error == "KeyError: 'no action'"
+    assert all(g[1] >= 0 and (g[2] is None or g[2] >= 0) for g in got if isinstance(g, tuple))
 
 
 def test_a_value_that_is_not_plain_is_never_a_repeat() -> None:

@@ -25,6 +25,7 @@ import signal
 import time
 from collections.abc import Hashable
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 from hypothesis.errors import Unsatisfiable
 
@@ -74,6 +75,10 @@ SHRINK_FLOOR = 1.5
 """Shrinking stops after this share of the loop's time plus this many seconds (unless the
 run says otherwise): the bugs left then keep their shortest example, unshrunk."""
 
+GUIDED_BATCH = 64
+"""The default batch of a guided run: a mutation that reached new lines is drawn from
+only by later batches."""
+
 TRACE_BATCH = 64
 """Candidates traced per message to the target when the loop's failures are keyed."""
 
@@ -114,9 +119,11 @@ class ExploreConfig:
     guided: bool = False
     """Trace every parse and keep the mutations that reach new lines of the target's code
     as bases to mutate further (see the module docstring)."""
-    batch: int = 64
-    """Scenarios drawn, then parsed in one ``run_many`` (one round trip to a worker
-    process), then judged; the run is the same for any batch size."""
+    batch: int | None = None
+    """Scenarios drawn, then parsed in one round trip to a worker process, then judged;
+    ``None``: the target's :attr:`~reactfuzz.targets.Target.batch` (:data:`GUIDED_BATCH`
+    for a guided run, whose draws follow what earlier batches reached). Unless a parse
+    runs slow, the run is the same for any batch size."""
 
 
 @dataclass
@@ -211,15 +218,7 @@ def _coarse(res: ParseResult) -> tuple[str, ...]:
     return ("answer",) if step.invalid is None else ("invalid", step.invalid.code)
 
 
-def _repeat_memo(known: ParseResult, slow: float
-                 ) -> tuple[Hashable | None, tuple[str, ...], ParseResult]:
-    """What a :data:`~reactfuzz.targets.base.Repeat` of ``known`` stands for in the loop:
-    its fingerprint (as a parse under ``slow`` seconds), how it went, and ``known``."""
-    fast = known if known.elapsed < slow else replace(known, elapsed=0.0)
-    return _fingerprint(fast, slow), _coarse(known), known
-
-
-def _again(known: ParseResult, elapsed: float, cpu: float) -> ParseResult:
+def _again(known: ParseResult, elapsed: float, cpu: float | None) -> ParseResult:
     """``known`` with the timing of the parse that repeated it."""
     return ParseResult(known.step, known.error, False, elapsed, known.origin, cpu)
 
@@ -239,6 +238,7 @@ class _Bug:
 
 
 _Group = tuple[str, ...]  # (check, failure kind, operator, *how the parse went)
+_UNJUDGED: list[Any] = []  # a key not in the loop's verdicts yet
 
 
 @pinned
@@ -283,17 +283,31 @@ def explore(config: ExploreConfig, emit: EventSink | None = None,
         counts: dict[_Group, int] = {}
         # what a base's mutations made of each distinct parse: a mutation only adds to the
         # thought, so one that parses as an earlier one of its base is judged as it was
-        judged: dict[tuple[int, Hashable], tuple[str, str] | None] = {}
+        judged: dict[tuple[int, int], list[Any] | None] = {}
+        # per way of failing: [failing scenarios, up to two (base, inserts) candidates]
+        tallies: dict[_Group, list[Any]] = {}
         slots: dict[int, _Slots] = {}
-        # what each repeat a target answered with stands for (fingerprint, how it went)
-        repeats: dict[int, tuple[Hashable | None, tuple[str, ...], ParseResult]] = {}
+        # what each repeat a target answered with stands for: its fingerprint's number
+        repeats: dict[int, tuple[int | None, ParseResult]] = {}
+        # fingerprints by number: a key of two numbers hashes faster than a Step's fields
+        fingerprints: dict[Hashable, int] = {}
+
+        def numbered(fp: Hashable) -> int:
+            n = fingerprints.get(fp)
+            if n is None:
+                n = fingerprints[fp] = len(fingerprints)
+            return n
+
+        below = getattr(rng, "_randbelow", rng.randrange)  # what randrange(n) calls
+        random_, guided, most = rng.random, config.guided, config.max_insertions
         slow = GROWTH_FLOOR * config.time_limit
         # bases whose parse (or a mutation's) was slow: the time check has its candidate,
         # and more of them would spend the run at the time limit (a backtracking parser)
         slow_bases: set[int] = set()
         ran = 0
         t1, c1 = time.perf_counter(), time.thread_time()
-        batch = max(1, config.batch)
+        batch = max(1, config.batch if config.batch is not None
+                    else GUIDED_BATCH if config.guided else target.batch)
         for first in range(0, config.scenarios, batch):
             if slow_bases:
                 pool = [b for b in pool if id(b) not in slow_bases]
@@ -303,16 +317,16 @@ def explore(config: ExploreConfig, emit: EventSink | None = None,
                     break
             drawn = []
             for _ in range(min(batch, config.scenarios - first)):
-                if config.guided and favoured and rng.random() < 0.5:
+                if guided and favoured and rng.random() < 0.5:
                     # the newer a kept mutation, the deeper it went: the likelier drawn
                     n = len(favoured)
                     base, kept = favoured[max(rng.randrange(n), rng.randrange(n))]
                     inserts = _inserts(rng, pieces, config.max_insertions,
                                        _slots_of(slots, base, fmt), kept)
                 else:
-                    base = pool[rng.randrange(len(pool))]
-                    inserts = [] if rng.random() < 0.25 else _inserts(
-                        rng, pieces, config.max_insertions, _slots_of(slots, base, fmt))
+                    base = pool[below(len(pool))]  # rng.randrange(len(pool))
+                    inserts = [] if random_() < 0.25 else _inserts(
+                        rng, pieces, most, slots.get(id(base)) or _slots_of(slots, base, fmt))
                 drawn.append((base, inserts))
             if config.guided:
                 # a traced parse costs in proportion to the lines it runs: a 16 kB text of
@@ -325,15 +339,17 @@ def explore(config: ExploreConfig, emit: EventSink | None = None,
             else:
                 # the texts are built where they are parsed (a worker, for a user's parser)
                 parsed = target.run_edits([(b.completion, ins) for b, ins in drawn])
+            ran += len(drawn)
             for i, ((base, inserts), got) in enumerate(zip(drawn, parsed), first):
-                ran += 1
-                coarse = None
                 if type(got) is tuple:  # a parse that gave what an earlier one gave
                     index, elapsed, cpu = got
                     memo = repeats.get(index)
                     if memo is None:
-                        memo = repeats[index] = _repeat_memo(target.repeated(index), slow)
-                    fp, coarse, known = memo
+                        known = target.repeated(index)
+                        fp = _fingerprint(known if known.elapsed < slow
+                                          else replace(known, elapsed=0.0), slow)
+                        memo = repeats[index] = (None if fp is None else numbered(fp), known)
+                    fpn, known = memo
                     res = None if elapsed < slow else _again(known, elapsed, cpu)
                 else:
                     res = got  # type: ignore[assignment]
@@ -345,34 +361,33 @@ def explore(config: ExploreConfig, emit: EventSink | None = None,
                         # lines is
                         favoured.append((base, inserts))
                     fp = _fingerprint(res, slow)
+                    fpn = None if fp is None else numbered(fp)
                     if res.timed_out or res.elapsed >= slow:
                         slow_bases.add(id(base))
-                key = None if fp is None else (id(base), fp)
-                if key is not None and key in judged:
-                    failed = judged[key]
-                else:
+                key = None if fpn is None else (id(base), fpn)
+                group = judged.get(key, _UNJUDGED) if key is not None else _UNJUDGED
+                if group is _UNJUDGED:
                     if res is None:
                         res = _again(known, elapsed, cpu)
                     sc = _apply(base, inserts) if inserts else base
                     ex = examine(sc, target, fmt, registry, dispatcher, checks,
                                  time_limit=config.time_limit, attribute=False, parsed=res,
                                  keyed=False)
-                    failed = None if ex.failure is None else (ex.check or "", ex.failure.kind)
+                    # how it failed: check, failure kind, operator and how the parse went
+                    group = None if ex.failure is None else tallies.setdefault(
+                        (ex.check or "", ex.failure.kind, base.abuse, *_coarse(res)), [0])
                     if key is not None:
-                        judged[key] = failed
-                if failed is not None:
+                        judged[key] = group
+                if group is not None:
                     result.failing += 1
-                    if coarse is None:
-                        assert res is not None
-                        coarse = _coarse(res)
-                    group = (*failed, base.abuse, *coarse)
-                    counts[group] = counts.get(group, 0) + 1
-                    cands = failing.setdefault(group, [])
-                    if len(cands) < 2:
-                        cands.append((base, inserts))
+                    group[0] += 1
+                    if len(group) < 3:  # the first two candidates of the way of failing
+                        group.append((base, inserts))
                 if i % 5000 == 4999:
                     emit(ExamplesRan(config.target, "", i + 1, result.failing))
         result.scenarios = ran
+        for way, (count, *first_two) in tallies.items():
+            counts[way], failing[way] = count, first_two
         result.loop_seconds = time.perf_counter() - t1
         result.loop_cpu = time.thread_time() - c1
         if config.guided:

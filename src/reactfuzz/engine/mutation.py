@@ -97,8 +97,11 @@ def _inserts(rng: random.Random, pieces: list[str], max_insertions: int, slots: 
                for _ in range(rng.randint(1, max_insertions))]
     else:
         total, n = slots.total, len(pieces)
-        new = [(slots.at(below(total)), pieces[below(n)])
-               for _ in range(1 + below(max_insertions))]
+        at = slots.at
+        new = []
+        for _ in range(1 + below(max_insertions)):
+            offset = below(total)
+            new.append((at(offset), pieces[below(n)]))
     if kept:
         new += kept
     new.sort(reverse=True)

@@ -78,9 +78,10 @@ Edit = tuple[str, Sequence[tuple[int, str]]]
 """A text and pieces to insert into it: ``(offset, piece)`` pairs, offsets of the text
 itself, right to left (highest offset first), so that each stays valid."""
 
-Repeat = tuple[int, float, float]
+Repeat = tuple[int, float, "float | None"]
 """A parse that gave what an earlier one gave: ``(index, elapsed, cpu)``, the index of
-that result in :meth:`Target.repeated`, with this parse's own timing."""
+that result in :meth:`Target.repeated`, with this parse's own timing (``cpu`` may be
+``None`` for a parse too short to time on a CPU clock, see :mod:`.repeats`)."""
 
 
 def apply_edit(edit: Edit) -> str:
@@ -106,6 +107,10 @@ class Target(abc.ABC):
     format: Format
     kind: str = "target"
     timeout: float | None = None
+    batch: int = 64
+    """Completions a caller that parses many (exploration) gives :meth:`run_edits` at
+    once: enough that a batch's own cost is small beside its parses, few enough that
+    its results stay young objects (the garbage collector's cheap generation)."""
 
     @abc.abstractmethod
     def run(self, completion: str) -> ParseResult:
