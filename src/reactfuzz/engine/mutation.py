@@ -86,22 +86,31 @@ def _inserts(rng: random.Random, pieces: list[str], max_insertions: int, slots: 
     ``max_insertions`` new ones (none when the base has no slots).
 
     The draws are those of ``rng.randint(1, max_insertions)``, then per piece
-    ``rng.randrange(slots.total)`` and ``rng.choice(pieces)``, taken from the generator's
-    own ``_randbelow`` (what those three call), without their argument checks: the
-    same numbers, for a third of the cost."""
+    ``rng.randrange(slots.total)`` and ``rng.choice(pieces)``: for a ``random.Random``
+    the numbers its ``_randbelow`` gives (what those three call, without their argument
+    checks), drawn as it draws them from ``getrandbits``; a test holds them equal."""
     if not slots.total:
         return list(kept or [])
-    below = getattr(rng, "_randbelow", None)
-    if below is None or max_insertions < 1 or not pieces:  # the public calls' own errors
+    if type(rng) is not random.Random or max_insertions < 1 or not pieces:
         new = [(slots.at(rng.randrange(slots.total)), rng.choice(pieces))
                for _ in range(rng.randint(1, max_insertions))]
     else:
+        bits = rng.getrandbits
         total, n = slots.total, len(pieces)
+        kt, kn, km = total.bit_length(), n.bit_length(), max_insertions.bit_length()
+        count = bits(km)
+        while count >= max_insertions:
+            count = bits(km)
         at = slots.at
         new = []
-        for _ in range(1 + below(max_insertions)):
-            offset = below(total)
-            new.append((at(offset), pieces[below(n)]))
+        for _ in range(count + 1):
+            offset = bits(kt)
+            while offset >= total:
+                offset = bits(kt)
+            which = bits(kn)
+            while which >= n:
+                which = bits(kn)
+            new.append((at(offset), pieces[which]))
     if kept:
         new += kept
     new.sort(reverse=True)

@@ -455,6 +455,7 @@ class FunctionTarget(Target):
 
     def _run_all(self, items: Sequence[Any], limit: Callable[[int], float | None],
                  edits: bool) -> list[Any]:
+        """Every item's result, over as many workers as hangs and crashes take."""
         with self._lock:
             if self._closed:
                 raise UsageError(f"target {self.name!r} is closed")
