@@ -67,7 +67,8 @@ def test_shrinking_is_counted_in_parses_not_timed(monkeypatch) -> None:
 def test_the_shrinking_budget_of_a_run() -> None:
     import time as ex_time
 
-    from reactfuzz.engine.explore import SHRINK_PARSES_FLOOR, SHRINK_PARSES_SHARE, _Budget
+    from reactfuzz.engine.explore import SHRINK_PARSES_FLOOR, SHRINK_PARSES_SHARE
+    from reactfuzz.engine.shrinking import ShrinkBudget as _Budget
 
     cfg = ExploreConfig(target="classic-bracket")
     assert _Budget.for_run(cfg, 20_000, 1.0).parses == \
@@ -121,17 +122,17 @@ def test_a_mutation_parsed_like_an_earlier_one_is_judged_as_it_was(monkeypatch) 
 def test_mutation_slots_are_inside_the_thought_the_grammar_reads() -> None:
     """Pieces go inside the thought's text only: not in a label, not in a call a tag
     format writes without a label line, and nowhere in a text the grammar refuses."""
-    from reactfuzz.engine.explore import _Slots, _thought_slots
+    from reactfuzz.engine.mutation import Slots, thought_slots
     from reactfuzz.formats import get_format
 
     fmt = get_format("bracket")
     text = "Thought: a b\nx\nmore thought\nAction: search[q]"
-    assert _thought_slots(text, fmt) == [*range(10, 13), 14, *range(16, 28)]
-    assert _Slots("Action: search[q]", fmt).total == 0
-    assert _Slots("Thought: a\nAction: search[q", fmt).total == 0  # refused: no thought
+    assert thought_slots(text, fmt) == [*range(10, 13), 14, *range(16, 28)]
+    assert Slots("Action: search[q]", fmt).total == 0
+    assert Slots("Thought: a\nAction: search[q", fmt).total == 0  # refused: no thought
     tag = get_format("tool-call")
     text = 'I will look.\n<tool_call>\n{"name": "search", "arguments": {"query": "q"}}\n</tool_call>'
-    slots = _thought_slots(text, tag)
+    slots = thought_slots(text, tag)
     assert slots and max(slots) <= text.index("\n<tool_call>")
 
 

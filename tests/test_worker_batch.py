@@ -126,3 +126,86 @@ def test_without_a_time_limit_a_crash_is_still_pinned_on_its_completion(
     assert [r.step.action.raw for r in results[:2]] == ["find a", "find b"]  # type: ignore[union-attr]
     assert results[2].error is not None and results[2].error.startswith("worker died")
     assert results[3].step is not None and results[3].step.answer == "c"
+
+
+def test_edits_give_what_run_many_gives_on_their_texts(agent_dir: Path) -> None:
+    """A worker builds an edit's text itself and answers a value it has read before with a
+    repeat of it: the same results as ``run_many`` on the texts, hang and crash included,
+    and a repeat still points at the right result after a fresh worker took over."""
+    from reactfuzz.targets.base import apply_edit
+
+    edits = [("find x", [(5, "1")]), ("find x", [(5, "1")]), ("Answer: 1", []), ("hang", []),
+             ("find x", [(5, "1")]), ("raise", []), ("Answer: 1", []), ("segfault", []),
+             ("find x", [(4, "!")]), ("Answer: 1", []), ("raise", [])]
+    with load_target("misbehaving:parse", "bracket", cwd=agent_dir, timeout=0.2) as target:
+        got = target.run_edits(edits)
+        full = [target.repeated(g[0]) if isinstance(g, tuple) else g for g in got]
+        expected = target.run_many([apply_edit(e) for e in edits])
+        assert target.restarts >= 4  # two in each batch (more on a machine slower than 0.2s)
+        # a raise repeats too: the same type, message and lines
+        raised = target.run_edits([("raise", []), ("raise", [])])
+    assert [_same(r) for r in full] == [_same(r) for r in expected]
+    # which worker read what depends on when each sent its results; a value read twice in
+    # a row by one worker is a repeat the second time
+    assert isinstance(got[1], tuple) and not isinstance(got[0], tuple)
+    assert all(g[1] >= 0 and (g[2] is None or g[2] >= 0) for g in got if isinstance(g, tuple))
+    first, repeat = raised
+    assert isinstance(repeat, tuple) and isinstance(first, ParseResult)
+    assert first.error == "KeyError: 'no action'"
+    assert _same(target.repeated(repeat[0])) == _same(first)
+
+
+def test_a_value_that_is_not_plain_is_never_a_repeat() -> None:
+    from reactfuzz.targets.repeats import plain
+
+    assert plain(("action", ("search", "q"))) and plain(None) and plain("x")
+    assert not plain(["action", "x"]) and not plain(("final", 1)) and not plain(("a", {}))
+
+    class Text(str):
+        pass
+
+    assert not plain((Text("final"), "x"))
+
+
+def test_explore_draws_the_numbers_the_public_calls_draw() -> None:
+    """The mutation draws from ``random.Random._randbelow`` what ``randint``, ``randrange``
+    and ``choice`` would: the same inserts, seed for seed."""
+    import random
+
+    from reactfuzz.engine.mutation import Slots, draw_inserts
+    from reactfuzz.formats import get_format
+
+    slots = Slots("Thought: a longer thought line\nand one more\nAction: search[q]",
+                   get_format("bracket"))
+    pieces = ["Answer:", "x", "Action:"]
+    fast, slow = random.Random(5), random.Random(5)
+    for _ in range(200):
+        kept = [(12, "y")] if fast.random() < 0.5 else None
+        slow.random()
+        public = sorted([*(kept or []), *((slots.at(slow.randrange(slots.total)),
+                                          slow.choice(pieces))
+                                         for _ in range(slow.randint(1, 3)))], reverse=True)
+        assert draw_inserts(fast, pieces, 3, slots, kept) == public
+    assert fast.random() == slow.random()
+
+
+def test_a_user_target_explored_with_repeats_is_judged_as_in_full(
+    agent_dir: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The worker's repeats and the loop's verdict cache change nothing: judging every
+    scenario in full (every repeat made a result again) fails the same scenarios and
+    finds the same bugs, through the one worker or through one scenario a round trip."""
+    import reactfuzz.engine.explore as ex
+
+    (agent_dir / "broken3.py").write_text(BROKEN)
+    cfg = ExploreConfig(target="broken3:parse", scenarios=600, seed=5, pool_per_operator=3,
+                        abuses=["injected.answer-label-in-thought", "malformed.empty",
+                                "clean.render"],
+                        shrink_budget=0.0, cwd=str(agent_dir))
+    cached = explore(cfg)
+    monkeypatch.setattr(ex, "_fingerprint", lambda res, slow: None)
+    full, serial = explore(cfg), explore(replace(cfg, batch=1))
+    assert cached.failing == full.failing == serial.failing > 0
+    keys = [f.root_key() for f in cached.findings]
+    assert keys and keys == [f.root_key() for f in full.findings] \
+        == [f.root_key() for f in serial.findings]

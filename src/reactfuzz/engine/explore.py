@@ -8,7 +8,11 @@ format's adversarial pieces in the middle of thought lines, where they must not 
 what the completion means, so the base's oracle still holds. So a mutation that parses
 as an earlier mutation of its base did (the thought aside) is judged as that one was, in
 a dictionary lookup; the loop only asks whether a scenario fails, and keys the few it
-keeps by bug (where the parser decided) afterwards. With ``guided``, every parse
+keeps by bug (where the parser decided) afterwards. A batch goes to the target as
+bases and inserts (:mod:`.mutation`): a user's parser in a worker process gets each
+base's text once, builds the mutations itself, and answers a return value it has read
+before with a repeat (:mod:`reactfuzz.targets.repeats`), which the loop judges from its
+cache without a result being made. With ``guided``, every parse
 runs under the line tracer and a mutation whose parse reached a line of the target's code
 no earlier parse did is kept and mutated further (half of the draws), so the search
 climbs into branches that need several pieces at once. Each bug is shrunk once,
@@ -20,39 +24,39 @@ finds from its seed (which of them the budget let shrink depends on the machine)
 
 from __future__ import annotations
 
-import math
 import random
 import signal
 import time
-from bisect import bisect_right
 from collections.abc import Hashable
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 from hypothesis.errors import Unsatisfiable
 
 from .._determinism import pinned
 from ..formats import Format
-from ..formats.grammars import grammar_parse
 from ..strategies import (
     ABUSES,
     Scenario,
-    adversarial_pieces,
     for_each_example,
     scenarios,
 )
 from ..targets import ParseResult, Target, load_target
+from ..targets.base import Repeat
 from ..targets.origin import TraceRequest
 from ..tools import ToolRegistry
-from .checks import Check, fast_checks, get_checks
+from .checks import fast_checks
 from .config import FuzzConfig, Plan, operator_seed, require_applicable, resolve
-from .corpus import Finding, bounded_finding, iter_corpus, merge_by_root, save_finding
+from .corpus import Finding, iter_corpus, merge_by_root, save_finding
 from .coverage import Coverage
 from .events import EventSink, ExamplesRan, FindingFound, RunFinished, RunStarted
-from .example import Example, examine, prefetch_origins, to_finding
+from .example import examine
 from .growth import GROWTH_FLOOR
+from .mutation import TRACE_MAX_CHARS, Slots, apply_inserts, draw_inserts, safe_pieces
 from .pool import map_unordered
-from .results import OperatorStats, RunSummary, distinct
-from .search import FailureKey, search
+from .results import RunSummary, distinct
+from .search import FailureKey
+from .shrinking import Group, ShrinkBudget, Shrinker, settle_bugs
 
 __all__ = [
     "FAST_CHECKS",
@@ -82,11 +86,9 @@ SHRINK_FLOOR = 2.0
 only a parser far slower while shrinking than in the loop meets it first (the run then
 says so, as its findings may differ from another machine's)."""
 
-TRACE_MAX_CHARS = 4096
-"""Guided exploration traces the parses of texts up to this long (see the loop)."""
-
-TRACE_BATCH = 64
-"""Candidates traced per message to the target when the loop's failures are keyed."""
+GUIDED_BATCH = 64
+"""The default batch of a guided run: a mutation that reached new lines is drawn from
+only by later batches."""
 
 
 @dataclass
@@ -129,9 +131,11 @@ class ExploreConfig:
     guided: bool = False
     """Trace every parse and keep the mutations that reach new lines of the target's code
     as bases to mutate further (see the module docstring)."""
-    batch: int = 64
-    """Scenarios drawn, then parsed in one ``run_many`` (one round trip to a worker
-    process), then judged; the run is the same for any batch size."""
+    batch: int | None = None
+    """Scenarios drawn, then parsed in one round trip to a worker process, then judged;
+    ``None``: the target's :attr:`~reactfuzz.targets.Target.batch` (:data:`GUIDED_BATCH`
+    for a guided run, whose draws follow what earlier batches reached). Unless a parse
+    runs slow, the run is the same for any batch size."""
 
 
 @dataclass
@@ -201,90 +205,6 @@ def build_pool(registry: ToolRegistry, fmt: Format, abuses: list[str], per_opera
 
 
 
-class _Slots:
-    """Where pieces may go in one base's text: inside the lines of the thought the format's
-    grammar reads (after a line's first character, up to its end), never in a label, the
-    action or the answer; none when the grammar refuses the base (there is no thought to
-    tell from the call then) or the base is long. Kept as runs, so that the n-th offset is
-    found without a list of them all; computed once per base."""
-
-    __slots__ = ("ends", "starts", "total")
-
-    def __init__(self, text: str, fmt: Format) -> None:
-        self.starts: list[int] = []
-        self.ends: list[int] = []  # how many offsets the runs up to this one hold
-        self.total = 0
-        if len(text) > TRACE_MAX_CHARS:
-            return
-        step = grammar_parse(text, fmt)
-        if step.invalid is not None:
-            return
-        # the thought's lines where the completion holds them, in order, before the
-        # first line that starts with the action, answer or input label's word
-        label = fmt.line_start_re("action", "answer", "action_input", number=False,
-                                  colon=False).search(text)
-        end = label.start() if label is not None else len(text)
-        pos = 0
-        for line in (x.strip() for x in step.thought.split("\n")):
-            at = text.find(line, pos, end) if line else -1
-            if at < 0:
-                continue
-            first, last = at + 1, min(at + len(line), end - 1)
-            if last >= first:
-                self.starts.append(first)
-                self.total += last - first + 1
-                self.ends.append(self.total)
-            pos = at + len(line)
-
-    def at(self, n: int) -> int:
-        """The ``n``-th offset (0-based, ``n < total``)."""
-        i = bisect_right(self.ends, n)
-        return self.starts[i] + n - (self.ends[i - 1] if i else 0)
-
-
-def _thought_slots(text: str, fmt: Format) -> list[int]:
-    """Every offset strictly inside the thought lines of ``text`` (see :class:`_Slots`)."""
-    slots = _Slots(text, fmt)
-    return [slots.at(n) for n in range(slots.total)]
-
-
-def _safe_pieces(fmt: Format) -> list[str]:
-    """Pieces that cannot change what a completion means when put inside a thought line."""
-    out = []
-    for p in adversarial_pieces(fmt):
-        if "\n" in p or any(s in p or p in s for s in fmt.stop if s.strip()):
-            continue
-        out.append(p)
-    return out
-
-
-def _mutate(rng: random.Random, sc: Scenario, pieces: list[str], fmt: Format,
-            max_insertions: int, kept: list[tuple[int, str]] | None = None,
-            slots: _Slots | None = None) -> tuple[Scenario, list[tuple[int, str]]]:
-    """New pieces at thought slots of the base ``sc``, beside the ``kept`` ones of a
-    favoured mutation (every insert is an offset of the base's own text). ``slots`` are
-    the base's, when the caller keeps them."""
-    slots = slots if slots is not None else _Slots(sc.completion, fmt)
-    if not slots.total:
-        return sc, list(kept or [])
-    inserts = sorted(
-        [*(kept or []),
-         *((slots.at(rng.randrange(slots.total)), rng.choice(pieces))
-           for _ in range(rng.randint(1, max_insertions)))],
-        reverse=True,
-    )
-    return _apply(sc, inserts), inserts
-
-
-def _apply(sc: Scenario, inserts: list[tuple[int, str]]) -> Scenario:
-    text = sc.completion
-    for at, piece in inserts:  # right to left, so earlier offsets stay valid
-        text = text[:at] + piece + text[at:]
-    # built field by field: ``dataclasses.replace`` looks every field up, once per scenario
-    return Scenario(sc.format, sc.abuse, sc.intent, text, text, sc.acceptable,
-                    sc.stop_sequence)
-
-
 def _fingerprint(res: ParseResult, slow: float) -> Hashable | None:
     """What the checks of one base's mutations depend on in a parse: the Step without its
     thought (a mutation only adds to the thought), or what the parser raised. ``None`` for
@@ -313,21 +233,12 @@ def _coarse(res: ParseResult) -> tuple[str, ...]:
     return ("answer",) if step.invalid is None else ("invalid", step.invalid.code)
 
 
-@dataclass
-class _Bug:
-    """One bug exploration met: its examples (each with the base and inserts that made it)
-    and how many failing scenarios were its."""
-
-    examples: list[tuple[Example, Scenario, list[tuple[int, str]]]] = field(
-        default_factory=list)
-    count: int = 0
-
-    def lead(self) -> tuple[Example, Scenario, list[tuple[int, str]]]:
-        """The shortest example."""
-        return min(self.examples, key=lambda e: len(e[0].scenario.completion))
+def _again(known: ParseResult, elapsed: float, cpu: float | None) -> ParseResult:
+    """``known`` with the timing of the parse that repeated it."""
+    return ParseResult(known.step, known.error, False, elapsed, known.origin, cpu)
 
 
-_Group = tuple[str, ...]  # (check, failure kind, operator, *how the parse went)
+_UNJUDGED: list[Any] = []  # a key not in the loop's verdicts yet
 
 
 @pinned
@@ -363,24 +274,41 @@ def explore(config: ExploreConfig, emit: EventSink | None = None,
         emit(RunStarted(config.seed, (config.target,), fmt.name, dispatcher, len(wanted),
                         len(checks), pool=len(pool)))
         rng = random.Random(config.seed)
-        pieces = _safe_pieces(fmt)
+        pieces = safe_pieces(fmt)
         coverage = Coverage()
         # guided: mutations that reached new lines, as (base, inserts) to mutate further
         favoured: list[tuple[Scenario, list[tuple[int, str]]]] = []
         # a few candidates per way of failing; which bug each is, is settled after the loop
-        failing: dict[_Group, list[tuple[Scenario, list[tuple[int, str]]]]] = {}
-        counts: dict[_Group, int] = {}
+        failing: dict[Group, list[tuple[Scenario, list[tuple[int, str]]]]] = {}
+        counts: dict[Group, int] = {}
         # what a base's mutations made of each distinct parse: a mutation only adds to the
         # thought, so one that parses as an earlier one of its base is judged as it was
-        judged: dict[tuple[int, Hashable], tuple[str, str] | None] = {}
-        slots: dict[int, _Slots] = {}
+        judged: dict[tuple[int, int], list[Any] | None] = {}
+        # per way of failing: [failing scenarios, up to two (base, inserts) candidates]
+        tallies: dict[Group, list[Any]] = {}
+        slots: dict[int, Slots] = {}
+        # what each repeat a target answered with stands for: its fingerprint's number
+        repeats: dict[int, tuple[int | None, ParseResult]] = {}
+        # fingerprints by number: a key of two numbers hashes faster than a Step's fields
+        fingerprints: dict[Hashable, int] = {}
+
+        def numbered(fp: Hashable) -> int:
+            """The fingerprint's number (a new one the first time it is met)."""
+            n = fingerprints.get(fp)
+            if n is None:
+                n = fingerprints[fp] = len(fingerprints)
+            return n
+
+        below = getattr(rng, "_randbelow", rng.randrange)  # what randrange(n) calls
+        random_, guided, most = rng.random, config.guided, config.max_insertions
         slow = GROWTH_FLOOR * config.time_limit
         # bases whose parse (or a mutation's) was slow: the time check has its candidate,
         # and more of them would spend the run at the time limit (a backtracking parser)
         slow_bases: set[int] = set()
         ran = 0
         t1, c1 = time.perf_counter(), time.thread_time()
-        batch = max(1, config.batch)
+        batch = max(1, config.batch if config.batch is not None
+                    else GUIDED_BATCH if config.guided else target.batch)
         for first in range(0, config.scenarios, batch):
             if slow_bases:
                 pool = [b for b in pool if id(b) not in slow_bases]
@@ -390,55 +318,77 @@ def explore(config: ExploreConfig, emit: EventSink | None = None,
                     break
             drawn = []
             for _ in range(min(batch, config.scenarios - first)):
-                if config.guided and favoured and rng.random() < 0.5:
+                if guided and favoured and rng.random() < 0.5:
                     # the newer a kept mutation, the deeper it went: the likelier drawn
                     n = len(favoured)
                     base, kept = favoured[max(rng.randrange(n), rng.randrange(n))]
-                    sc, inserts = _mutate(rng, base, pieces, fmt, config.max_insertions, kept,
-                                          _slots_of(slots, base, fmt))
+                    inserts = draw_inserts(rng, pieces, config.max_insertions,
+                                       _slots_of(slots, base, fmt), kept)
                 else:
-                    base = pool[rng.randrange(len(pool))]
-                    sc, inserts = (base, []) if rng.random() < 0.25 else _mutate(
-                        rng, base, pieces, fmt, config.max_insertions, None,
-                        _slots_of(slots, base, fmt))
-                drawn.append((base, sc, inserts))
-            # a traced parse costs in proportion to the lines it runs: a 16 kB text of a
-            # size operator through a pure-Python parser takes seconds, so long texts are
-            # parsed untraced (what they reach is not counted)
-            texts = [TraceRequest(sc.completion)
-                     if config.guided and len(sc.completion) <= TRACE_MAX_CHARS
-                     else sc.completion for _, sc, _ in drawn]
-            parsed = target.run_many(texts)
-            for i, ((base, sc, inserts), res) in enumerate(zip(drawn, parsed), first):
-                if (config.guided and res.origin is not None
-                        and coverage.add(res.origin.path)):
-                    # a base that reached new lines on its own is a stepping stone too:
-                    # kept, no later mutation of another base reaching the same lines is
-                    favoured.append((base, inserts))
-                ran += 1
-                fp = _fingerprint(res, slow)
-                if res.timed_out or res.elapsed >= slow:
-                    slow_bases.add(id(base))
-                key = None if fp is None else (id(base), fp)
-                if key is not None and key in judged:
-                    failed = judged[key]
+                    base = pool[below(len(pool))]  # rng.randrange(len(pool))
+                    inserts = [] if random_() < 0.25 else draw_inserts(
+                        rng, pieces, most, slots.get(id(base)) or _slots_of(slots, base, fmt))
+                drawn.append((base, inserts))
+            if config.guided:
+                # a traced parse costs in proportion to the lines it runs: a 16 kB text of
+                # a size operator through a pure-Python parser takes seconds, so long texts
+                # are parsed untraced (what they reach is not counted)
+                texts = [apply_inserts(b, ins).completion if ins else b.completion
+                         for b, ins in drawn]
+                parsed: list[ParseResult | Repeat] = list(target.run_many(
+                    [TraceRequest(t) if len(t) <= TRACE_MAX_CHARS else t for t in texts]))
+            else:
+                # the texts are built where they are parsed (a worker, for a user's parser)
+                parsed = target.run_edits([(b.completion, ins) for b, ins in drawn])
+            ran += len(drawn)
+            for i, ((base, inserts), got) in enumerate(zip(drawn, parsed), first):
+                if type(got) is tuple:  # a parse that gave what an earlier one gave
+                    index, elapsed, cpu = got
+                    memo = repeats.get(index)
+                    if memo is None:
+                        known = target.repeated(index)
+                        fp = _fingerprint(known if known.elapsed < slow
+                                          else replace(known, elapsed=0.0), slow)
+                        memo = repeats[index] = (None if fp is None else numbered(fp), known)
+                    fpn, known = memo
+                    res = None if elapsed < slow else _again(known, elapsed, cpu)
                 else:
+                    res = got  # type: ignore[assignment]
+                if res is not None:
+                    if (config.guided and res.origin is not None
+                            and coverage.add(res.origin.path)):
+                        # a base that reached new lines on its own is a stepping stone
+                        # too: kept, no later mutation of another base reaching the same
+                        # lines is
+                        favoured.append((base, inserts))
+                    fp = _fingerprint(res, slow)
+                    fpn = None if fp is None else numbered(fp)
+                    if res.timed_out or res.elapsed >= slow:
+                        slow_bases.add(id(base))
+                key = None if fpn is None else (id(base), fpn)
+                group = judged.get(key, _UNJUDGED) if key is not None else _UNJUDGED
+                if group is _UNJUDGED:
+                    if res is None:
+                        res = _again(known, elapsed, cpu)
+                    sc = apply_inserts(base, inserts) if inserts else base
                     ex = examine(sc, target, fmt, registry, dispatcher, checks,
                                  time_limit=config.time_limit, attribute=False, parsed=res,
                                  keyed=False)
-                    failed = None if ex.failure is None else (ex.check or "", ex.failure.kind)
+                    # how it failed: check, failure kind, operator and how the parse went
+                    group = None if ex.failure is None else tallies.setdefault(
+                        (ex.check or "", ex.failure.kind, base.abuse, *_coarse(res)), [0])
                     if key is not None:
-                        judged[key] = failed
-                if failed is not None:
+                        judged[key] = group
+                if group is not None:
                     result.failing += 1
-                    group = (*failed, sc.abuse, *_coarse(res))
-                    counts[group] = counts.get(group, 0) + 1
-                    cands = failing.setdefault(group, [])
-                    if len(cands) < 2:
-                        cands.append((base, inserts))
+                    group[0] += 1
+                    if len(group) < 3:  # the first two candidates of the way of failing
+                        group.append((base, inserts))
                 if i % 5000 == 4999:
                     emit(ExamplesRan(config.target, "", i + 1, result.failing))
         result.scenarios = ran
+        for way, (count, *first_two) in tallies.items():
+            counts[way], failing[way] = count, first_two
         result.loop_seconds = time.perf_counter() - t1
         result.loop_cpu = time.thread_time() - c1
         if config.guided:
@@ -448,9 +398,9 @@ def explore(config: ExploreConfig, emit: EventSink | None = None,
         t2 = time.perf_counter()
         if config.shrink:
             # the budget counts from here: keying the candidates is part of it
-            budget = _Budget.for_run(config, ran, result.loop_seconds)
-            bugs = _bugs(failing, counts, target, fmt, registry, dispatcher, config)
-            shrinker = _Shrinker(target, fmt, registry, dispatcher, config, checks,
+            budget = ShrinkBudget.for_run(config, ran, result.loop_seconds)
+            bugs = settle_bugs(failing, counts, target, fmt, registry, dispatcher, config)
+            shrinker = Shrinker(target, fmt, registry, dispatcher, config, checks,
                                  budget=budget)
             for n, (bug_key, bug) in enumerate(bugs.items()):
                 if config.shrink_limit is not None and n >= config.shrink_limit:
@@ -467,169 +417,11 @@ def explore(config: ExploreConfig, emit: EventSink | None = None,
     return result
 
 
-def _same_meaning(base: Scenario, mutated: Scenario, fmt: Format, check_id: str) -> bool:
-    """Whether the format's grammar reads the mutation as it reads its base, the thought
-    aside. Pieces go inside thought lines where they should change nothing, but a tag
-    format's thought is free text before the tag, and a piece there can open one: the
-    base's oracle holds only where the reading is the same. Two refusals are the same
-    reading, unless the check judges the refusal's reason."""
-    a, b = grammar_parse(base.completion, fmt), grammar_parse(mutated.completion, fmt)
-    reason = check_id == "right-rejection"
-    return (a.action, a.answer, a.invalid is None, reason and a.invalid and a.invalid.code) \
-        == (b.action, b.answer, b.invalid is None, reason and b.invalid and b.invalid.code)
-
-
-def _slots_of(cache: dict[int, _Slots], base: Scenario, fmt: Format) -> _Slots:
+def _slots_of(cache: dict[int, Slots], base: Scenario, fmt: Format) -> Slots:
     slots = cache.get(id(base))
     if slots is None:
-        slots = cache[id(base)] = _Slots(base.completion, fmt)
+        slots = cache[id(base)] = Slots(base.completion, fmt)
     return slots
-
-
-def _bugs(failing: dict[_Group, list[tuple[Scenario, list[tuple[int, str]]]]],
-          counts: dict[_Group, int], target: Target, fmt: Format, registry: ToolRegistry,
-          dispatcher: str, config: ExploreConfig) -> dict[FailureKey, _Bug]:
-    """The loop's candidates keyed by bug (check, kind, cause, signature: where the parser
-    decided), each judged again in full; only the design's faults are kept. The parses
-    this traces are sent to the target in batches."""
-    cands = [(group, base, inserts) for group, kept in failing.items()
-             for base, inserts in kept]
-    texts = {id(c): (_apply(c[1], c[2]) if c[2] else c[1]) for c in cands}
-    bugs: dict[FailureKey, _Bug] = {}
-    counted: set[_Group] = set()
-    for at in range(0, len(cands), TRACE_BATCH):
-        chunk = cands[at:at + TRACE_BATCH]
-        prefetch_origins(target, [texts[id(c)].completion for c in chunk])
-        for c in chunk:
-            group, base, inserts = c
-            check_id, kind = group[0], group[1]
-            ex = examine(texts[id(c)], target, fmt, registry, dispatcher,
-                         get_checks([check_id]), time_limit=config.time_limit)
-            if ex.failure is None or ex.failure.kind != kind or ex.failure.cause != "design":
-                continue  # the protocol's ambiguity, or not reproducible
-            if inserts and not _same_meaning(base, texts[id(c)], fmt, check_id):
-                continue  # the pieces changed what the text says: the base's oracle is void
-            if (check_id, kind, "design", ex.failure.signature) in config.known:
-                continue
-            bug = bugs.setdefault((check_id, kind, "design", ex.failure.signature), _Bug())
-            bug.examples.append((ex, base, inserts))
-            if group not in counted:  # a way of failing counts once, for its first bug
-                counted.add(group)
-                bug.count += counts[group]
-    return bugs
-
-
-@dataclass
-class _Budget:
-    """What shrinking may still spend: parses (counted, the budget that decides) and a
-    wall-clock deadline (a safety cap that only a parser much slower than in the loop
-    meets)."""
-
-    parses: float
-    deadline: float
-    capped: bool = False
-
-    @classmethod
-    def for_run(cls, config: ExploreConfig, scenarios: int, loop_seconds: float) -> _Budget:
-        """The budget of a run that explored ``scenarios`` in ``loop_seconds``."""
-        if config.shrink_budget is not None and math.isinf(config.shrink_budget):
-            return cls(math.inf, math.inf)
-        seconds = (config.shrink_budget if config.shrink_budget is not None
-                   else SHRINK_SHARE * loop_seconds + SHRINK_FLOOR)
-        parses = (config.shrink_parses if config.shrink_parses is not None
-                  else SHRINK_PARSES_FLOOR + SHRINK_PARSES_SHARE * scenarios)
-        return cls(parses if seconds > 0 else 0, time.monotonic() + seconds)
-
-    def open(self) -> bool:
-        """Whether more may be spent (and, once the deadline passed, remember that)."""
-        if self.parses <= 0:
-            return False
-        if time.monotonic() >= self.deadline:
-            self.capped = True
-            return False
-        return True
-
-
-class _Shrinker:
-    """Shrinks each bug once while the shrinking budget lasts: a mutation by dropping the
-    inserted pieces it does not need, a failing base by its operator's own Hypothesis
-    search (run once per operator, for every bug of that operator)."""
-
-    def __init__(self, target: Target, fmt: Format, registry: ToolRegistry,
-                 dispatcher: str, config: ExploreConfig, checks: list[Check], *,
-                 budget: _Budget) -> None:
-        self.target, self.fmt, self.registry = target, fmt, registry
-        self.dispatcher, self.config, self.checks = dispatcher, config, checks
-        self.budget = budget
-        self.searched: dict[str, tuple[dict[FailureKey, Example], set[FailureKey]]] = {}
-
-    def finding(self, key: FailureKey, bug: _Bug) -> Finding:
-        """The bug's finding: shrunk if the budget allowed, its shortest example if not."""
-        ex, base, inserts = bug.lead()
-        shrunk = None
-        if self.budget.open():
-            shrunk = self._shrink(key, ex, base, inserts)
-        lead, minimal = shrunk if shrunk is not None else (ex, False)
-        others = [e.scenario.completion for e, _, _ in bug.examples if e is not lead]
-        cfg = self.config
-        return bounded_finding(to_finding(lead, cfg.target, self.fmt, self.dispatcher,
-                                          cfg.tools, cfg.seed, minimal, count=bug.count,
-                                          examples=others))
-
-    def _examine(self, sc: Scenario, check_id: str) -> Example:
-        self.budget.parses -= 1
-        return examine(sc, self.target, self.fmt, self.registry, self.dispatcher,
-                       get_checks([check_id]), time_limit=self.config.time_limit)
-
-    def _shrink(self, key: FailureKey, ex: Example, base: Scenario,
-                inserts: list[tuple[int, str]]) -> tuple[Example, bool] | None:
-        check_id = key[0]
-
-        def fails(ins: list[tuple[int, str]]) -> Example | None:
-            mutated = _apply(base, ins) if ins else base
-            if ins and not _same_meaning(base, mutated, self.fmt, check_id):
-                return None
-            trial = self._examine(mutated, check_id)
-            f = trial.failure
-            return trial if f is not None and (trial.check, f.kind, f.cause, f.signature) \
-                == key else None
-
-        alone = fails([]) if inserts else ex
-        if alone is None:
-            # delta debugging over the inserted pieces: drop each one that is not needed
-            kept, best = list(inserts), ex
-            changed = True
-            while changed and self.budget.open():
-                changed = False
-                for piece in list(kept):
-                    trial = [p for p in kept if p is not piece]
-                    got = fails(trial)
-                    if got is not None:
-                        kept, best, changed = trial, got, True
-            return best, not changed
-        # the base alone fails: its operator's search shrinks it (Hypothesis)
-        recorded, minimal = self._search(base.abuse)
-        if key in recorded:
-            return recorded[key], key in minimal
-        return alone, False
-
-    def _search(self, abuse: str) -> tuple[dict[FailureKey, Example], set[FailureKey]]:
-        if abuse not in self.searched:
-            cfg = self.config
-            fz = FuzzConfig(targets=[cfg.target], format=self.fmt.name,
-                            dispatcher=self.dispatcher, checks=list(fast_checks()),
-                            max_examples=cfg.shrink_examples, time_limit=cfg.time_limit)
-            minimal: set[FailureKey] = set()
-            stats = OperatorStats(cfg.target, abuse)
-            recorded = search(self.target, cfg.target, self.fmt, self.registry,
-                              self.dispatcher, self.checks, abuse, fz,
-                              operator_seed(cfg.seed, cfg.target, abuse),
-                              self.budget.deadline, lambda e: None, stats, shrunk=minimal)
-            self.budget.parses -= stats.examples
-            if time.monotonic() >= self.budget.deadline:
-                self.budget.capped = True
-            self.searched[abuse] = (recorded, minimal)
-        return self.searched[abuse]
 
 
 def _add_finding(result: ExploreResult, finding: Finding, config: ExploreConfig,

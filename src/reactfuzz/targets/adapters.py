@@ -427,19 +427,24 @@ def invoke(
             value = fn(completion)
         step = adapt(value, fmt)
     except catch as exc:
-        elapsed, cpu = perf_counter() - start, thread_time() - cpu_start
-        where = _exception_origin(exc, own)
-        path = last_path() if trace else None
-        if where is not None and path is not None:  # the lines it ran before it raised
-            where = replace(where, path=path.path, notable=path.notable)
-        if _is_refusal(exc):
-            text = _exception_text(exc).strip() or type(exc).__name__
-            return ParseResult(step=_refused(text, kind=_refusal_kind(exc)), elapsed=elapsed,
-                               origin=where, cpu=cpu)
-        return ParseResult(error=describe_exception(exc), elapsed=elapsed, origin=where,
-                           cpu=cpu)
+        return raised_result(exc, perf_counter() - start, thread_time() - cpu_start, trace, own)
     return ParseResult(step=step, elapsed=perf_counter() - start, origin=origin,
                        cpu=thread_time() - cpu_start)
+
+
+def raised_result(exc: BaseException, elapsed: float, cpu: float, trace: bool = False,
+            own: tuple[str, ...] = ()) -> ParseResult:
+    """What a parser's raising ``exc`` means: a refusal (an invalid Step) or a crash, with
+    where it was raised (and the lines a traced parse ran before)."""
+    where = _exception_origin(exc, own)
+    path = last_path() if trace else None
+    if where is not None and path is not None:  # the lines it ran before it raised
+        where = replace(where, path=path.path, notable=path.notable)
+    if _is_refusal(exc):
+        text = _exception_text(exc).strip() or type(exc).__name__
+        return ParseResult(step=_refused(text, kind=_refusal_kind(exc)), elapsed=elapsed,
+                           origin=where, cpu=cpu)
+    return ParseResult(error=describe_exception(exc), elapsed=elapsed, origin=where, cpu=cpu)
 
 
 def _exception_origin(exc: BaseException, own: tuple[str, ...]) -> Origin | None:

@@ -19,7 +19,7 @@ from ..limits import time_allowed
 from ..model import Invalid, Step
 from .origin import TRACE_SLOWDOWN, Origin, TraceRequest
 
-__all__ = ["DEFAULT_TIMEOUT", "ParseResult", "Target"]
+__all__ = ["DEFAULT_TIMEOUT", "Edit", "ParseResult", "Repeat", "Target", "apply_edit"]
 
 DEFAULT_TIMEOUT = 1.0
 """Seconds one call of a user parser may take before it counts as a timeout finding."""
@@ -74,6 +74,24 @@ class ParseResult:
         )
 
 
+Edit = tuple[str, Sequence[tuple[int, str]]]
+"""A text and pieces to insert into it: ``(offset, piece)`` pairs, offsets of the text
+itself, right to left (highest offset first), so that each stays valid."""
+
+Repeat = tuple[int, float, "float | None"]
+"""A parse that gave what an earlier one gave: ``(index, elapsed, cpu)``, the index of
+that result in :meth:`Target.repeated`, with this parse's own timing (``cpu`` may be
+``None`` for a parse too short to time on a CPU clock, see :mod:`.repeats`)."""
+
+
+def apply_edit(edit: Edit) -> str:
+    """The text of ``edit`` with its pieces inserted."""
+    text, inserts = edit
+    for at, piece in inserts:  # right to left, so earlier offsets stay valid
+        text = text[:at] + piece + text[at:]
+    return text
+
+
 # --------------------------------------------------------------------------- targets
 
 
@@ -89,6 +107,10 @@ class Target(abc.ABC):
     format: Format
     kind: str = "target"
     timeout: float | None = None
+    batch: int = 64
+    """Completions a caller that parses many (exploration) gives :meth:`run_edits` at
+    once: enough that a batch's own cost is small beside its parses, few enough that
+    its results stay young objects (the garbage collector's cheap generation)."""
 
     @abc.abstractmethod
     def run(self, completion: str) -> ParseResult:
@@ -116,6 +138,17 @@ class Target(abc.ABC):
         it once per batch; the per-call time limit still holds for each completion.
         """
         return [self.run(c) for c in completions]
+
+    def run_edits(self, edits: Sequence[Edit]) -> list[ParseResult | Repeat]:
+        """Parse each edit's text (:func:`apply_edit`), as :meth:`run_many` would; a target
+        may answer a parse that gave exactly what an earlier one gave with a
+        :data:`Repeat` (a worker process then neither adapts nor sends it again)."""
+        return list(self.run_many([apply_edit(e) for e in edits]))
+
+    def repeated(self, index: int) -> ParseResult:
+        """The earlier result a :data:`Repeat` of :meth:`run_edits` names (its timing is
+        the first parse's)."""
+        raise IndexError(index)
 
     def trace(self, completion: str) -> Origin | None:
         """Parse ``completion`` again, recording where the target decided (see

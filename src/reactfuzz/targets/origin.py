@@ -192,7 +192,10 @@ def _relative(filename: str) -> str:
     return rel.replace(os.sep, "/")
 
 
+@lru_cache(maxsize=4096)
 def _site(filename: str, line: int, function: str) -> Site:
+    """The :class:`Site` of a frame (kept: a parser raises from the same few lines, and
+    resolving the path costs system calls)."""
     code = linecache.getline(filename, line).strip()[:200]
     return Site(_relative(filename), line, function, os.path.realpath(filename), code)
 

@@ -109,7 +109,11 @@ def _step(step: Step) -> Step:
             return step
         return replace(step, thought=thought, answer=answer)
     assert step.invalid is not None
-    invalid = replace(step.invalid, message=bounded_text(str(step.invalid.message)))
+    message = step.invalid.message
+    text = bounded_text(str(message))
+    if thought is step.thought and text is message:  # an exact str, within bounds
+        return step
+    invalid = replace(step.invalid, message=text)
     return replace(step, thought=thought, invalid=invalid)
 
 

@@ -17,14 +17,22 @@ import signal
 import sys
 import threading
 import weakref
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from time import monotonic, thread_time
 from typing import Any
 
 from ..errors import UsageError
 from ..formats import Format, get_format
 from .adapters import check_supported, describe_exception, invoke
-from .base import DEFAULT_TIMEOUT, ParseResult, Target, check_timeout
+from .base import (
+    DEFAULT_TIMEOUT,
+    Edit,
+    ParseResult,
+    Repeat,
+    Target,
+    apply_edit,
+    check_timeout,
+)
 from .origin import Origin, TraceRequest
 from .processes import (
     become_subreaper,
@@ -37,6 +45,7 @@ from .processes import (
     run_kept,
     thread_times,
 )
+from .repeats import invoke_repeating
 from .sanitise import sanitise_result
 from .user_code import import_timeout, resolve_parser
 
@@ -117,6 +126,8 @@ def _serve(conn: Any, spec: str, directory: str, fmt: Format, progress: Any) -> 
     started = 0
     if progress is not None:
         progress[3] = threading.get_native_id()  # whose CPU time the parent may read
+    seen: dict[Any, int] = {}  # the plain values read so far (see .repeats)
+    texts: list[str] = []  # the edits' texts so far: a text comes once, then by number
     while True:
         try:
             message = conn.recv_bytes()
@@ -124,9 +135,13 @@ def _serve(conn: Any, spec: str, directory: str, fmt: Format, progress: Any) -> 
             return
         if not message:
             return
-        pending: list[ParseResult] = []
+        pending: list[Any] = []
         flushed = monotonic()
-        for completion in pickle.loads(message):
+        batch = pickle.loads(message)
+        # a list of completions, or (offset, edits): texts with pieces to insert, whose
+        # parses may come back as repeats
+        offset, edits = batch if isinstance(batch, tuple) else (-1, batch)
+        for completion in edits:
             now = monotonic()
             if pending and now - flushed >= FLUSH_INTERVAL:
                 if not _reply(conn, pending):
@@ -136,6 +151,16 @@ def _serve(conn: Any, spec: str, directory: str, fmt: Format, progress: Any) -> 
             if progress is not None:  # the times first: the parent reads the count first
                 progress[1], progress[2] = now, thread_time()
                 progress[0] = started
+            if offset >= 0:
+                text, inserts = completion
+                if type(text) is int:
+                    text = texts[text]
+                else:
+                    texts.append(text)
+                for at, piece in inserts:  # as apply_edit builds it
+                    text = text[:at] + piece + text[at:]
+                pending.append(invoke_repeating(fn, text, fmt, seen, offset))
+                continue
             traced = isinstance(completion, TraceRequest)
             pending.append(sanitise_result(invoke(fn, str(completion), fmt, BaseException,
                                                    trace=traced)))
@@ -154,7 +179,7 @@ def _silence_stdout() -> None:
         sys.stdout = open(os.devnull, "w")  # for the worker's whole life
 
 
-def _reply(conn: Any, results: list[ParseResult]) -> bool:
+def _reply(conn: Any, results: list[Any]) -> bool:
     """Send ``results`` as one message; ``False`` when the parent's end is gone."""
     try:
         data = pickle.dumps(results, _PROTOCOL)
@@ -167,7 +192,12 @@ def _reply(conn: Any, results: list[ParseResult]) -> bool:
     return True
 
 
-def _picklable(result: ParseResult) -> ParseResult:
+def _picklable(result: Any) -> Any:
+    if isinstance(result, tuple) and isinstance(result[1], ParseResult):
+        # a value read for the first time: its repeats are what it is sent as
+        return (result[0], _picklable(result[1]))
+    if not isinstance(result, ParseResult):
+        return result  # a repeat: numbers only
     try:
         pickle.dumps(result, _PROTOCOL)
     except Exception as exc:
@@ -191,6 +221,8 @@ class _Worker:
         # thread CPU time then, the worker thread's id]
         self.progress = ctx.RawArray("d", 4)
         self.started = 0  # completions started as of the last batch the parent sent
+        self.offset = 0  # what its repeats' indices start from (see FunctionTarget)
+        self.texts: dict[str, int] = {}  # the edits' texts sent to it, by number
         self.process = ctx.Process(
             target=_worker_main,
             args=(child_end, spec, directory, fmt, parent, self.progress),
@@ -205,6 +237,21 @@ class _Worker:
         self._poller = select.poll()
         self._poller.register(self.conn.fileno(), select.POLLIN)
         self._look: tuple[float, float, float, float] | None = None  # see ``starved``
+
+    def numbered(self, edits: Sequence[Edit], todo: list[int]) -> list[Any]:
+        """The edits ``todo`` as sent to this worker: a text it has had already goes as its
+        number (a base's text crosses once, not once per mutation)."""
+        known = self.texts
+        out: list[Any] = []
+        for i in todo:
+            text, inserts = edits[i]
+            ref = known.get(text)
+            if ref is None:
+                known[text] = len(known)
+                out.append(edits[i])
+            else:
+                out.append((ref, inserts))
+        return out
 
     def running(self) -> tuple[int, float]:
         """How many completions the worker has started, and when the last one started."""
@@ -333,6 +380,7 @@ class FunctionTarget(Target):
     """
 
     kind = "function"
+    batch = 1024  # a round trip wakes both processes: about what 64 fast parses cost
 
     def __init__(
         self,
@@ -360,6 +408,7 @@ class FunctionTarget(Target):
         self.restarts = 0
         self._lock = threading.Lock()
         self._holder: dict[str, _Worker | None] = {"worker": None}
+        self._known: list[ParseResult] = []  # the values workers read for run_edits
         self._closed = False
         self._finalizer = weakref.finalize(self, _stop_holder, self._holder)
         self._worker()  # start now: a worker that cannot import the module fails here too
@@ -372,6 +421,7 @@ class FunctionTarget(Target):
             worker.reap()
             self.restarts += 1
         worker = _Worker(self._ctx, self.name, self.cwd, self.format)
+        worker.offset = len(self._known)  # its first read value's index (see run_edits)
         self._holder["worker"] = worker
         try:
             worker.wait_ready(self.name)
@@ -413,26 +463,53 @@ class FunctionTarget(Target):
         completions after *k* (and any finished ones the worker had not sent yet) run
         again on a fresh worker, so every result is the one ``run`` would have given.
         """
+        results = self._run_all(completions, lambda i: self.limit_for(completions[i]), False)
+        # an unreadable result is the caller's error, raised where ``run`` would raise it
+        return [check_supported(r, self.name, c) for r, c in zip(results, completions)]
+
+    def run_edits(self, edits: Sequence[Edit]) -> list[ParseResult | Repeat]:
+        """:meth:`run_many` of the edits' texts, built in the worker, which answers a parse
+        whose plain return value it has read before with a :data:`~.base.Repeat` (see
+        :mod:`.repeats`); time limits, hangs and crashes as in :meth:`run_many`."""
+        def limit(i: int) -> float | None:
+            text, inserts = edits[i]
+            return self.limit_for(text + "".join(p for _, p in inserts))  # as long as it
+
+        results = self._run_all(edits, limit, True)
+        for r, e in zip(results, edits):
+            step = r.step if type(r) is not tuple else None
+            if step is not None and step.invalid is not None:
+                check_supported(r, self.name, apply_edit(e))  # the text only when it raises
+        return results
+
+    def repeated(self, index: int) -> ParseResult:
+        """The result a :data:`~.base.Repeat` of :meth:`run_edits` repeats."""
+        return self._known[index]
+
+    def _run_all(self, items: Sequence[Any], limit: Callable[[int], float | None],
+                 edits: bool) -> list[Any]:
+        """Every item's result, over as many workers as hangs and crashes take."""
         with self._lock:
             if self._closed:
                 raise UsageError(f"target {self.name!r} is closed")
-            results: list[ParseResult | None] = [None] * len(completions)
-            todo = list(range(len(completions)))
+            results: list[Any] = [None] * len(items)
+            todo = list(range(len(items)))
             while todo:
-                todo = self._batch(completions, todo, results)
-        done = [r for r in results if r is not None]
-        # an unreadable result is the caller's error, raised where ``run`` would raise it
-        return [check_supported(r, self.name, c) for r, c in zip(done, completions)]
+                todo = self._batch(items, limit, todo, results, edits)
+        return results
 
-    def _batch(self, completions: Sequence[str], todo: list[int],
-               results: list[ParseResult | None]) -> list[int]:
+    def _batch(self, items: Sequence[Any], limit_of: Callable[[int], float | None],
+               todo: list[int],
+               results: list[Any], edits: bool) -> list[int]:
         """Run ``todo`` on one worker; the indices left to run when the worker was lost."""
         worker = self._worker()
         base = worker.started
         worker.started += len(todo)
         sent = monotonic()
+        payload = [items[i] for i in todo] if not edits else worker.numbered(items, todo)
         try:
-            worker.conn.send_bytes(pickle.dumps([completions[i] for i in todo], _PROTOCOL))
+            worker.conn.send_bytes(pickle.dumps((worker.offset, payload) if edits else payload,
+                                                _PROTOCOL))
         except (OSError, EOFError):
             pass  # the worker is gone: reading below reports how
         got = 0
@@ -442,7 +519,7 @@ class FunctionTarget(Target):
             at = count - base - 1  # the batch position now running
             if at < got:  # not started yet: time it from the last word from the worker
                 at, since = got, sent
-            limit = self.limit_for(completions[todo[at]])
+            limit = limit_of(todo[at])
             wait = None if limit is None else max(limit - (monotonic() - since),
                                                   extended - monotonic())
             try:
@@ -474,7 +551,7 @@ class FunctionTarget(Target):
                 return todo[got:at] + todo[at + 1:]
             except Exception as exc:  # a result the parent cannot unpickle
                 reply = describe_exception(exc)
-            if not isinstance(reply, list) or not all(isinstance(r, ParseResult) for r in reply):
+            if not self._readable(reply, edits):
                 self._discard(worker, kill=True)
                 results[todo[got]] = ParseResult(
                     error=f"the parser's result cannot be read: {reply}"
@@ -482,10 +559,35 @@ class FunctionTarget(Target):
                     elapsed=monotonic() - since)
                 return todo[got + 1:]
             for r in reply[: len(todo) - got]:
+                if type(r) is tuple and len(r) == 2:  # a value read for the first time
+                    self._known.append(r[1])
+                    r = r[1]
                 results[todo[got]] = r
                 got += 1
             sent = monotonic()
         return []
+
+    def _readable(self, reply: Any, edits: bool) -> bool:
+        """Whether ``reply`` is a list of results (or, for edits, repeats and first reads
+        numbered in the order the parent keeps them)."""
+        if not isinstance(reply, list):
+            return False
+        if not edits:
+            return all(isinstance(r, ParseResult) for r in reply)
+        at = len(self._known)
+        for r in reply:
+            if type(r) is tuple:
+                n = len(r)
+                if n == 3:
+                    if not 0 <= r[0] < at:
+                        return False
+                elif n == 2 and r[0] == at and isinstance(r[1], ParseResult):
+                    at += 1
+                else:
+                    return False
+            elif not isinstance(r, ParseResult):
+                return False
+        return True
 
     def close(self) -> None:
         """Stop the worker process (idempotent)."""

@@ -1,0 +1,128 @@
+"""Mutations of a base scenario: adversarial pieces inserted inside its thought.
+
+Exploration draws a base and up to ``max_insertions`` pieces at offsets inside the lines
+of the thought the format's grammar reads (:class:`Slots`), where they must not change
+what the completion means. A draw is ``(base, inserts)``; the mutated text is built only
+where it is parsed (by the target, which may be a worker process) and the scenario only
+where it is judged (:func:`apply_inserts`).
+"""
+
+from __future__ import annotations
+
+import random
+from bisect import bisect_right
+
+from ..formats import Format
+from ..formats.grammars import grammar_parse
+from ..strategies import Scenario, adversarial_pieces
+
+__all__ = ["TRACE_MAX_CHARS", "Slots", "apply_inserts", "draw_inserts", "safe_pieces",
+           "thought_slots"]
+
+TRACE_MAX_CHARS = 4096
+"""Guided exploration traces the parses of texts up to this long; longer bases get no
+slots either (see :class:`Slots`)."""
+
+
+class Slots:
+    """Where pieces may go in one base's text: inside the lines of the thought the format's
+    grammar reads (after a line's first character, up to its end), never in a label, the
+    action or the answer; none when the grammar refuses the base (there is no thought to
+    tell from the call then) or the base is long. Kept as runs, so that the n-th offset is
+    found without a list of them all; computed once per base."""
+
+    __slots__ = ("ends", "starts", "total")
+
+    def __init__(self, text: str, fmt: Format) -> None:
+        self.starts: list[int] = []
+        self.ends: list[int] = []  # how many offsets the runs up to this one hold
+        self.total = 0
+        if len(text) > TRACE_MAX_CHARS:
+            return
+        step = grammar_parse(text, fmt)
+        if step.invalid is not None:
+            return
+        # the thought's lines where the completion holds them, in order, before the
+        # first line that starts with the action, answer or input label's word
+        label = fmt.line_start_re("action", "answer", "action_input", number=False,
+                                  colon=False).search(text)
+        end = label.start() if label is not None else len(text)
+        pos = 0
+        for line in (x.strip() for x in step.thought.split("\n")):
+            at = text.find(line, pos, end) if line else -1
+            if at < 0:
+                continue
+            first, last = at + 1, min(at + len(line), end - 1)
+            if last >= first:
+                self.starts.append(first)
+                self.total += last - first + 1
+                self.ends.append(self.total)
+            pos = at + len(line)
+
+    def at(self, n: int) -> int:
+        """The ``n``-th offset (0-based, ``n < total``)."""
+        i = bisect_right(self.ends, n)
+        return self.starts[i] + n - (self.ends[i - 1] if i else 0)
+
+
+def thought_slots(text: str, fmt: Format) -> list[int]:
+    """Every offset strictly inside the thought lines of ``text`` (see :class:`Slots`)."""
+    slots = Slots(text, fmt)
+    return [slots.at(n) for n in range(slots.total)]
+
+
+def safe_pieces(fmt: Format) -> list[str]:
+    """Pieces that cannot change what a completion means when put inside a thought line."""
+    out = []
+    for p in adversarial_pieces(fmt):
+        if "\n" in p or any(s in p or p in s for s in fmt.stop if s.strip()):
+            continue
+        out.append(p)
+    return out
+
+
+def draw_inserts(rng: random.Random, pieces: list[str], max_insertions: int, slots: Slots,
+             kept: list[tuple[int, str]] | None = None) -> list[tuple[int, str]]:
+    """The inserts of one mutation, right to left: the ``kept`` ones and 1 to
+    ``max_insertions`` new ones (none when the base has no slots).
+
+    The draws are those of ``rng.randint(1, max_insertions)``, then per piece
+    ``rng.randrange(slots.total)`` and ``rng.choice(pieces)``: for a ``random.Random``
+    the numbers its ``_randbelow`` gives (what those three call, without their argument
+    checks), drawn as it draws them from ``getrandbits``; a test holds them equal."""
+    if not slots.total:
+        return list(kept or [])
+    if type(rng) is not random.Random or max_insertions < 1 or not pieces:
+        new = [(slots.at(rng.randrange(slots.total)), rng.choice(pieces))
+               for _ in range(rng.randint(1, max_insertions))]
+    else:
+        bits = rng.getrandbits
+        total, n = slots.total, len(pieces)
+        kt, kn, km = total.bit_length(), n.bit_length(), max_insertions.bit_length()
+        count = bits(km)
+        while count >= max_insertions:
+            count = bits(km)
+        at = slots.at
+        new = []
+        for _ in range(count + 1):
+            offset = bits(kt)
+            while offset >= total:
+                offset = bits(kt)
+            which = bits(kn)
+            while which >= n:
+                which = bits(kn)
+            new.append((at(offset), pieces[which]))
+    if kept:
+        new += kept
+    new.sort(reverse=True)
+    return new
+
+
+def apply_inserts(sc: Scenario, inserts: list[tuple[int, str]]) -> Scenario:
+    """The mutation of ``sc`` with ``inserts`` (offsets of its text, right to left)."""
+    text = sc.completion
+    for at, piece in inserts:  # right to left, so earlier offsets stay valid
+        text = text[:at] + piece + text[at:]
+    # built field by field: ``dataclasses.replace`` looks every field up, once per scenario
+    return Scenario(sc.format, sc.abuse, sc.intent, text, text, sc.acceptable,
+                    sc.stop_sequence)
