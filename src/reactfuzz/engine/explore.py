@@ -305,6 +305,10 @@ def explore(config: ExploreConfig, emit: EventSink | None = None,
         # bases whose parse (or a mutation's) was slow: the time check has its candidate,
         # and more of them would spend the run at the time limit (a backtracking parser)
         slow_bases: set[int] = set()
+        # the bases one parse shows slow run first, once each and unmutated, then leave
+        t_screen = time.perf_counter()
+        pool, first_run = _screen(pool, target, slow)
+        result.pool_seconds += time.perf_counter() - t_screen  # part of making the pool
         ran = 0
         t1, c1 = time.perf_counter(), time.thread_time()
         batch = max(1, config.batch if config.batch is not None
@@ -316,9 +320,11 @@ def explore(config: ExploreConfig, emit: EventSink | None = None,
                 slow_bases.clear()
                 if not pool:
                     break
-            drawn = []
+            drawn: list[tuple[Scenario, list[tuple[int, str]]]] = []
             for _ in range(min(batch, config.scenarios - first)):
-                if guided and favoured and rng.random() < 0.5:
+                if first_run:
+                    base, inserts = first_run.pop(), []
+                elif guided and favoured and rng.random() < 0.5:
                     # the newer a kept mutation, the deeper it went: the likelier drawn
                     n = len(favoured)
                     base, kept = favoured[max(rng.randrange(n), rng.randrange(n))]
@@ -406,7 +412,7 @@ def explore(config: ExploreConfig, emit: EventSink | None = None,
                 if config.shrink_limit is not None and n >= config.shrink_limit:
                     budget.parses = 0  # the rest keep their shortest example
                 finding = shrinker.finding(bug_key, bug)
-                result.unshrunk += not finding.shrunk
+                result.unshrunk += not finding.shrunk and finding.failure != "timeout"
                 _add_finding(result, finding, config, emit)
             result.shrink_capped = budget.capped
         result.shrink_seconds = time.perf_counter() - t2
@@ -415,6 +421,25 @@ def explore(config: ExploreConfig, emit: EventSink | None = None,
             target.close()
     emit(RunFinished(len(result.findings), 0, result.scenarios, round(result.loop_seconds, 3)))
     return result
+
+
+def _is_slow(res: ParseResult, slow: float) -> bool:
+    """Whether a parse timed out or took ``slow`` seconds (of CPU where it was measured:
+    a loaded machine does not make a base slow)."""
+    return res.timed_out or (res.cpu if res.cpu is not None else res.elapsed) >= slow
+
+
+def _screen(pool: list[Scenario], target: Target,
+            slow: float) -> tuple[list[Scenario], list[Scenario]]:
+    """The pool without its slow bases, and those (in reverse, to pop): one parse of each
+    base, untraced, finds them before any is mutated. A base that makes the parser
+    backtrack would make most of its mutations run to the time limit, each a second or
+    more on a real parser; once, unmutated, it still gives the time check its candidate."""
+    parsed = target.run_many([b.completion for b in pool]) if pool else []
+    fast = [b for b, r in zip(pool, parsed) if not _is_slow(r, slow)]
+    if not fast:
+        return pool, []
+    return fast, [b for b, r in zip(pool, parsed) if _is_slow(r, slow)][::-1]
 
 
 def _slots_of(cache: dict[int, Slots], base: Scenario, fmt: Format) -> Slots:
