@@ -209,3 +209,36 @@ def test_a_user_target_explored_with_repeats_is_judged_as_in_full(
     keys = [f.root_key() for f in cached.findings]
     assert keys and keys == [f.root_key() for f in full.findings] \
         == [f.root_key() for f in serial.findings]
+
+
+NOISY = '''\
+import logging, sys, warnings
+
+log = logging.getLogger("noisy.framework")
+configured = logging.getLogger("noisy.configured")
+configured.addHandler(logging.StreamHandler())  # made at import: it holds sys.stderr
+
+
+def parse(text):
+    print("PRINTED", text)
+    print("STDERR", text, file=sys.stderr)
+    log.error("LOGGED %s", text)
+    configured.error("HANDLED %s", text)
+    warnings.warn("WARNED " + text)
+    raise ValueError("no action")
+'''
+
+
+def test_a_parsers_prints_logs_and_warnings_stay_out_of_the_run(
+        tmp_path: Path, capfd: pytest.CaptureFixture[str]) -> None:
+    """A framework that logs a traceback for every refusal would flood the terminal (one
+    real reader printed 699 of them in a default run): after its warm-up the worker sends
+    the parser's stdout, stderr, logs and warnings nowhere."""
+    (tmp_path / "noisy.py").write_text(NOISY)
+    with load_target("noisy:parse", "bracket", cwd=tmp_path) as target:
+        capfd.readouterr()
+        results = target.run_many(["one", "two"])
+    assert all(r.step is not None and r.step.invalid is not None for r in results)
+    out, err = capfd.readouterr()
+    for word in ("PRINTED", "STDERR", "LOGGED", "HANDLED", "WARNED"):
+        assert word not in out + err

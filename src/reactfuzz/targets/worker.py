@@ -114,9 +114,10 @@ def _serve(conn: Any, spec: str, directory: str, fmt: Format, progress: Any) -> 
             conn.send(("fail", message))
         return
     conn.send(("imported", None))  # what follows is the parser's, not the import's
-    # the parser's own prints are not reactfuzz's output (one that prints megabytes a
-    # call would flood the report): its stdout goes nowhere from here on
-    _silence_stdout()
+    # the parser's own prints and logs are not reactfuzz's output (one that prints
+    # megabytes a call, or logs a traceback for every refusal, would flood the run): its
+    # stdout and its Python-level stderr go nowhere from here on
+    _silence_output()
     # one warm-up call before "ready", under the startup limit rather than the per-call one:
     # a parser that imports its framework on first use would time out its first call in
     # every fresh worker otherwise, and never get past it
@@ -168,15 +169,27 @@ def _serve(conn: Any, spec: str, directory: str, fmt: Format, progress: Any) -> 
             return
 
 
-def _silence_stdout() -> None:
-    """Send this process's stdout (the file descriptor and ``sys.stdout``) to /dev/null."""
+def _silence_output() -> None:
+    """Send this process's stdout (the file descriptor and ``sys.stdout``) and
+    ``sys.stderr`` (logging, warnings, printed tracebacks) to /dev/null. The stderr file
+    descriptor stays: what the interpreter writes as it dies (a fatal error) still shows."""
     with contextlib.suppress(OSError, ValueError, AttributeError):
         null = os.open(os.devnull, os.O_WRONLY)
         with contextlib.suppress(Exception):
             sys.stdout.flush()
+            sys.stderr.flush()
         os.dup2(null, 1)
         os.close(null)
         sys.stdout = open(os.devnull, "w")  # for the worker's whole life
+        was, sys.stderr = sys.stderr, open(os.devnull, "w")
+        import logging  # a framework's handlers made at import hold the stream they found
+
+        loggers = [logging.getLogger(), *logging.Logger.manager.loggerDict.values()]
+        for logger in loggers:
+            for handler in getattr(logger, "handlers", ()):
+                if isinstance(handler, logging.StreamHandler) and \
+                        handler.stream in (was, sys.__stderr__, sys.__stdout__):
+                    handler.setStream(sys.stderr)
 
 
 def _reply(conn: Any, results: list[Any]) -> bool:
