@@ -570,16 +570,20 @@ def _grammar_parse(completion: str, fmt: Format, fast: bool) -> Step:
             step = fp.parse(completion)
             if step is not None:
                 return step
-    parser = lark_parser(fmt)
-    text = _prepare(completion)
+    tree, text, bad = _read(completion, fmt, "completion")
+    return Step(invalid=bad) if tree is None else _build_step(tree, text, fmt)
+
+
+def _read(text: str, fmt: Format, start: str) -> tuple[Tree | None, str, Invalid | None]:
+    """Lark's tree of ``text`` from rule ``start``, the prepared text, and why the grammar
+    or the label numbering refused it (the tree is then ``None``)."""
+    text = _prepare(text)
     try:
-        tree = parser.parse(text, start="completion")
+        tree = lark_parser(fmt).parse(text, start=start)
     except UnexpectedInput as e:
-        return Step(invalid=_invalid_from(e, text, fmt, "completion"))
-    bad = _check_numbering(tree, text, fmt, "completion")
-    if bad is not None:
-        return Step(invalid=bad)
-    return _build_step(tree, text, fmt)
+        return None, text, _invalid_from(e, text, fmt, start)
+    bad = _check_numbering(tree, text, fmt, start)
+    return (None, text, bad) if bad is not None else (tree, text, None)
 
 
 @dataclass(frozen=True, slots=True)
@@ -619,14 +623,8 @@ def parse_transcript(text: str, fmt: Format | str = "bracket") -> Transcript:
 
 
 def _parse_transcript(text: str, fmt: Format) -> Transcript:
-    parser = lark_parser(fmt)
-    text = _prepare(text)
-    try:
-        tree = parser.parse(text, start="transcript")
-    except UnexpectedInput as e:
-        return Transcript(invalid=_invalid_from(e, text, fmt, "transcript"))
-    bad = _check_numbering(tree, text, fmt, "transcript")
-    if bad is not None:
+    tree, text, bad = _read(text, fmt, "transcript")
+    if tree is None:
         return Transcript(invalid=bad)
     blocks: list[Block] = []
     for node in tree.iter_subtrees_topdown():
