@@ -196,3 +196,27 @@ def test_the_guided_phase_stacks_more_pieces_at_a_larger_budget() -> None:
     assert guided_insertions(FuzzConfig(targets=["classic-bracket"])) == INSERTIONS
     assert guided_insertions(FuzzConfig(targets=["classic-bracket"],
                                         max_examples=10 * DEFAULT_MAX_EXAMPLES)) == 6
+
+
+def test_a_mixed_text_holds_more_pieces_at_a_larger_budget() -> None:
+    from hypothesis import find
+    from hypothesis import strategies as st
+
+    from reactfuzz.formats import get_format
+    from reactfuzz.strategies.abuses.content import mixed_text, most_pieces
+    from reactfuzz.strategies.catalogue import Context
+
+    fmt = get_format("tool-call")
+
+    def longest(scale: float) -> int:
+        @st.composite
+        def pieces(draw: st.DrawFn) -> int:
+            ctx = Context(draw, fmt, None, None, Sizes(scale))  # type: ignore[arg-type]
+            return most_pieces(ctx)
+
+        most = find(pieces(), lambda n: True)
+        assert find(mixed_text(fmt, most), lambda t: True).count(" ") >= 1
+        return most
+
+    assert longest(1.0) == 4
+    assert longest(10.0) == 10
