@@ -140,8 +140,8 @@ TRIAGE: tuple[Triage, ...] = (
            " number or a bool raises TypeError, which `BaseAction.__call__` (it catches"
            " ParseError only) lets out, and the agent loop dies where an ARGS_ERROR was due;"
            " the same unguarded path lets json.loads' RecursionError out on an input nested"
-           " about a thousand deep (one fix: parse_inputs turning any decoding error into"
-           " ParseError)",
+           " about a thousand deep (one fix covers both: parse_inputs raising ParseError for"
+           " any error while it reads the input)",
            "no-crash@json.scalar-args no-crash@size.deep-nesting",
            "found by the peer Atheris harness ('Action Input:1') and by json.scalar-args"),
     *_rows("lagent_react", _J, "lagent-greedy-input",
@@ -421,12 +421,15 @@ TRIAGE: tuple[Triage, ...] = (
     # dspy: ChatAdapter.parse over the ReAct step signature, format dspy-react
     *_rows("dspy_chat", _D, "dspy-splitlines-header",
            "ChatAdapter.parse splits the completion with str.splitlines(), which ends a line"
-           " at \\r, \\x85, \\u2028 too: a header after one inside the thought becomes a"
-           " field, and since the first occurrence of a field wins, the hidden tool runs (or"
-           " the hidden 'finish' ends the run) instead of the one written on visible lines",
+           " at \\r, \\x85, \\u2028, \\u2029, \\x0c too: a header after one inside the"
+           " thought becomes a field, and since the first occurrence of a field wins, the"
+           " hidden tool runs (or the hidden 'finish' ends the run, or the hidden arguments"
+           " go to the visible tool, which then refuses them) instead of the one written on"
+           " visible lines",
            "no-wrong-call@injected.unicode-line-break"
            " no-hijacked-answer@injected.unicode-line-break"
-           " right-rejection@injected.unicode-line-break",
+           " right-rejection@injected.unicode-line-break"
+           " no-silent-drop@injected.action-in-thought",
            "stanfordnlp/dspy issues 8379 and 8901 (the same header-per-line matching, the"
            " other way round: a header inside a line is missed)"),
     *_rows("dspy_chat", _D, "json-repair-surrogate-pairs",
