@@ -496,8 +496,8 @@ TRIAGE: tuple[Triage, ...] = (
            " 'Infinity' or 'inf' make `int(inf)` raise OverflowError, which nothing in"
            " `detect_and_parse` catches: one parameter's value fails the whole response",
            "no-crash@malformed.non-finite-number",
-           "- (SGLang's own pythonic reader drops such a value on purpose: json.dumps with"
-           " allow_nan=False, commented '1e999 overflowing to inf')"),
+           "sgl-project/sglang PR 31518 (this crash, 'int(float(\"1e999\")) raises"
+           " OverflowError'; open) and PR 31511 (the same in MiniMax-M3's streaming path)"),
     *_rows("sglang_minimax", _J, "xml-call-found-anywhere", _J_XML_ANYWHERE,
            "no-wrong-call@injected.unicode-line-break no-wrong-call@injected.action-in-thought"
            " right-rejection@injected.unicode-line-break"
