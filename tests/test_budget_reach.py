@@ -220,26 +220,3 @@ def test_a_mixed_text_holds_more_pieces_at_a_larger_budget() -> None:
 
     assert longest(1.0) == 4
     assert longest(10.0) == 10
-
-
-OPENER_TRUSTING = '''
-import json
-import re
-
-
-def parse(completion):
-    answer = completion.rpartition("</think>")[2].strip()
-    if "<tool_call>" not in completion:
-        return ("final", answer)
-    # an opening tag anywhere is taken to have its closing tag after it
-    body = re.search(r"<tool_call>(.*?)</tool_call>", completion, re.S).group(1)
-    call = json.loads(body)
-    return ("action", (call["name"], call["arguments"]))
-'''
-
-
-def test_repeated_call_start_reaches_a_tag_reader_before_an_answer(tmp_path: Path) -> None:
-    # the tag format writes no think block before an answer: the operator writes the one a
-    # reasoning model does, so the unclosed starts reach the reader there too
-    assert "AttributeError" in _crashes(tmp_path, "opener_trusting", OPENER_TRUSTING,
-                                        "tool-call", "size.repeated-call-start")

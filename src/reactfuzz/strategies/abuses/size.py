@@ -20,7 +20,6 @@ from hypothesis import strategies as st
 
 from ...fixes import ANCHOR, LINEAR, Advice
 from ...formats import Format, label_pattern
-from ...grammars import grammar_parse
 from ...limits import TIME_RUN
 from ...model import Call, FinalAnswer, Intent
 from ...oracle import Expectation
@@ -197,21 +196,7 @@ def _repeated_call_start(ctx: Context) -> Writing:
     start = call_start(ctx.fmt, tool, spec.required_names)
     n = run_length(ctx)
     thought = "x " + " ".join([start] * max(1, n // (len(start) + 1)))
-    return Writing(intent, _with_thought(ctx, intent, thought), Expectation(ANY_REFUSAL))
-
-
-def _with_thought(ctx: Context, intent: Intent, thought: str) -> str:
-    """``intent`` written after ``thought``; where the format writes no thought before an
-    answer (a tag format's think block comes before calls only), in the think block a
-    reasoning model writes there, if the format reads it: else the repeats before an answer
-    never reached a tag reader."""
-    text = ctx.render(intent, thought=thought)
-    if thought in text or ctx.fmt.think == "always":
-        return text
-    thinking = render(intent, ctx.fmt.model_copy(update={"think": "always"}), thought=thought)
-    if thought in thinking and grammar_parse(thinking, ctx.fmt).intent() == intent:
-        return thinking
-    return text  # no think block the format reads: the answer alone, as before
+    return Writing(intent, ctx.render(intent, thought=thought), Expectation(ANY_REFUSAL))
 
 
 def unclosed_call(fmt: Format, n: int, *, thought: bool) -> str:
