@@ -23,7 +23,10 @@ def parse(completion: str) -> tuple[str, Any]:
         return ("final", "".join(c.text for m in messages for c in m.content if c.text))
     if not calls[0].name:
         raise ValueError("<tool_call> without a usable name")
-    args = json5.loads(calls[0].arguments)  # json5's errors are ValueErrors
+    try:
+        args = json5.loads(calls[0].arguments)
+    except Exception as exc:  # decoded inside BaseTool.call: Agent._call_tool catches all
+        raise ValueError(f"tool-call arguments are not JSON: {exc}") from exc
     if not isinstance(args, dict):
         raise ValueError("tool-call arguments are not an object")
     return ("action", (calls[0].name, args))

@@ -18,7 +18,10 @@ def parse(completion: str) -> tuple[str, Any]:
     has_action, name, raw_args, _thought = ReActChat._detect_tool(None, completion)
     if not has_action:
         return ("final", completion)
-    args = json_loads(raw_args)  # raises ValueError: "Parameters must be formatted as valid JSON"
+    try:
+        args = json_loads(raw_args)
+    except Exception as exc:  # decoded inside BaseTool.call: Agent._call_tool catches all
+        raise ValueError(f"Parameters must be formatted as valid JSON: {exc}") from exc
     if not isinstance(args, dict):  # BaseTool's jsonschema check wants an object
         raise ValueError(f"Action Input decodes to {type(args).__name__}, not an object")
     return ("action", (name, args))

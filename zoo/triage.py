@@ -138,8 +138,11 @@ TRIAGE: tuple[Triage, ...] = (
     *_rows("lagent_react", _D, "lagent-scalar-args-typeerror",
            "`JsonParser.parse_inputs` takes `set(inputs)` of whatever json.loads returned: a"
            " number or a bool raises TypeError, which `BaseAction.__call__` (it catches"
-           " ParseError only) lets out, and the agent loop dies where an ARGS_ERROR was due",
-           "no-crash@json.scalar-args",
+           " ParseError only) lets out, and the agent loop dies where an ARGS_ERROR was due;"
+           " the same unguarded path lets json.loads' RecursionError out on an input nested"
+           " about a thousand deep (one fix covers both: parse_inputs raising ParseError for"
+           " any error while it reads the input)",
+           "no-crash@json.scalar-args no-crash@size.deep-nesting",
            "found by the peer Atheris harness ('Action Input:1') and by json.scalar-args"),
     *_rows("lagent_react", _J, "lagent-greedy-input",
            "`Action Input:(.*)` with DOTALL runs from the first 'Action Input:' to the end:"
@@ -258,7 +261,8 @@ TRIAGE: tuple[Triage, ...] = (
     *_rows("camel_hermes", _J, "tag-broken-json-is-message", _J_BROKEN_JSON,
            "no-hijacked-answer@malformed.unbalanced-bracket"
            " no-hijacked-answer@malformed.unbalanced-quote"
-           " no-hijacked-answer@content.lenient-json"),
+           " no-hijacked-answer@content.lenient-json"
+           " no-hijacked-answer@malformed.non-finite-number"),
     *_rows("camel_hermes", _F, "fa-operator-tag-edit", _FA_TAG_EDIT,
            "no-hijacked-answer@malformed.invalid-json no-hijacked-answer@extra.duplicate-name"
            " no-hijacked-answer@label.odd-line-break"),
@@ -320,7 +324,8 @@ TRIAGE: tuple[Triage, ...] = (
            "no-hijacked-answer@malformed.unbalanced-bracket"
            " no-hijacked-answer@malformed.unbalanced-quote"
            " no-hijacked-answer@malformed.invalid-json"
-           " no-hijacked-answer@content.lenient-json"),
+           " no-hijacked-answer@content.lenient-json"
+           " no-hijacked-answer@malformed.non-finite-number"),
     *_rows("camel_function", _F, "fa-operator-tag-edit", _FA_TAG_EDIT,
            "no-hijacked-answer@extra.duplicate-name no-hijacked-answer@label.odd-line-break"),
     *_rows("camel_function", _J, "tag-found-anywhere", _J_TAG_ANYWHERE,
@@ -340,6 +345,12 @@ TRIAGE: tuple[Triage, ...] = (
            " the repeats of one long line; a model must loop on the tag for thousands of"
            " repeats first (low)",
            "bounded-time@size.repeated-call-start"),
+    *_rows("camel_function", _J, "camel-function-deep-recursion",
+           "extract_tool_call catches json.JSONDecodeError only (agents/_utils.py:129): JSON"
+           " arguments nested about a thousand deep raise RecursionError out of it where an"
+           " undecodable call is otherwise a plain message; no model writes such nesting"
+           " unless it loops on a bracket",
+           "no-crash@size.deep-nesting"),
     *_rows("camel_function", _J, "tag-text-after-call",
            "text after the call is not read; whether a model-written Observation there"
            " reaches the transcript is up to the caller",
@@ -410,11 +421,15 @@ TRIAGE: tuple[Triage, ...] = (
     # dspy: ChatAdapter.parse over the ReAct step signature, format dspy-react
     *_rows("dspy_chat", _D, "dspy-splitlines-header",
            "ChatAdapter.parse splits the completion with str.splitlines(), which ends a line"
-           " at \\r, \\x85, \\u2028 too: a header after one inside the thought becomes a"
-           " field, and since the first occurrence of a field wins, the hidden tool runs (or"
-           " the hidden 'finish' ends the run) instead of the one written on visible lines",
+           " at \\r, \\x85, \\u2028, \\u2029, \\x0c too: a header after one inside the"
+           " thought becomes a field, and since the first occurrence of a field wins, the"
+           " hidden tool runs (or the hidden 'finish' ends the run, or the hidden arguments"
+           " go to the visible tool, which then refuses them) instead of the one written on"
+           " visible lines",
            "no-wrong-call@injected.unicode-line-break"
-           " no-hijacked-answer@injected.unicode-line-break",
+           " no-hijacked-answer@injected.unicode-line-break"
+           " right-rejection@injected.unicode-line-break"
+           " no-silent-drop@injected.action-in-thought",
            "stanfordnlp/dspy issues 8379 and 8901 (the same header-per-line matching, the"
            " other way round: a header inside a line is missed)"),
     *_rows("dspy_chat", _D, "json-repair-surrogate-pairs",
@@ -438,6 +453,13 @@ TRIAGE: tuple[Triage, ...] = (
            " and drops the rest: the call is refused for a missing argument rather than for"
            " broken JSON; a lenient reader by design, and the refusal still says what to fix",
            "right-rejection@malformed.unbalanced-bracket right-rejection@malformed.invalid-json"),
+    *_rows("dspy_chat", _J, "json-repair-deep-recursion",
+           "next_tool_args goes to json_repair.loads, which dspy calls as never raising"
+           " ('returns \"\" on failure', adapters/utils.py:221): on a value nested about a"
+           " thousand deep its json.loads raises RecursionError, which its `except"
+           " (JSONDecodeError, TypeError, ValueError)` does not catch, and the parse raises"
+           " where it would refuse; no model writes such nesting unless it loops on a bracket",
+           "no-crash@size.deep-nesting"),
     *_rows("dspy_chat", _J, "dspy-first-field-wins",
            "a field written twice: the first one is kept (`if k not in fields`) and the"
            " second step is ignored without a word; the ReAct prompt asks for one step",
@@ -468,6 +490,14 @@ TRIAGE: tuple[Triage, ...] = (
            " no-unvalidated-call@content.typed-lookalike",
            "vllm-project/vllm issue 39567 and PR 39599 (the same conversion in vLLM's"
            " MiniMax-M2 parser, fixed there)"),
+    *_rows("sglang_minimax", _D, "sglang-minimax-overflow-crash",
+           "`_convert_param_value_with_types` converts a number with `float(value)` and then"
+           " `int(val)` to drop a '.0', inside `except (ValueError, TypeError)`: '1e999',"
+           " 'Infinity' or 'inf' make `int(inf)` raise OverflowError, which nothing in"
+           " `detect_and_parse` catches: one parameter's value fails the whole response",
+           "no-crash@malformed.non-finite-number",
+           "sgl-project/sglang PR 31518 (this crash, 'int(float(\"1e999\")) raises"
+           " OverflowError'; open) and PR 31511 (the same in MiniMax-M3's streaming path)"),
     *_rows("sglang_minimax", _J, "xml-call-found-anywhere", _J_XML_ANYWHERE,
            "no-wrong-call@injected.unicode-line-break no-wrong-call@injected.action-in-thought"
            " right-rejection@injected.unicode-line-break"
@@ -502,10 +532,13 @@ TRIAGE: tuple[Triage, ...] = (
            "bounded-time@size.unclosed-argument-run stream-invariance@size.unclosed-argument-run",
            "sgl-project/sglang issue 31912 (the same regex, reported as a ReDoS)"),
     *_rows("sglang_pythonic", _J, "sglang-call-dropped-empty",
-           "a call the detector cannot use (an unknown tool, or a match `ast` cannot parse) is"
-           " taken out of the message and nothing is returned: the turn is an empty message"
-           " (logged as a warning)",
-           "no-hijacked-answer@names.unknown no-hijacked-answer@malformed.unbalanced-quote"),
+           "a call the detector cannot use (an unknown tool, a match `ast` cannot parse, a"
+           " list nested past the parser's 200 levels, a value such as 1e999 it refuses to"
+           " write as JSON) is taken out of the message and nothing is returned: the turn is"
+           " an empty message (logged as a warning)",
+           "no-hijacked-answer@names.unknown no-hijacked-answer@malformed.unbalanced-quote"
+           " no-hijacked-answer@size.deep-nesting"
+           " no-hijacked-answer@malformed.non-finite-number"),
     *_rows("sglang_pythonic", _J, "pythonic-broken-call-is-message",
            "a list the regex does not match (a bracket missing) is the message text, the"
            " broken call included",

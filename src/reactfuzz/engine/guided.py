@@ -24,7 +24,8 @@ from .events import EventSink
 from .explore import ExploreConfig, explore
 from .results import Coverage, RunSummary
 
-__all__ = ["GUIDED_PER_EXAMPLE", "SHRUNK_AT_MOST", "guided_phase", "guided_scenarios"]
+__all__ = ["GUIDED_PER_EXAMPLE", "INSERTIONS", "SHRUNK_AT_MOST", "guided_insertions",
+           "guided_phase", "guided_scenarios"]
 
 GUIDED_PER_EXAMPLE = 20
 """Guided scenarios per target for each example an operator's search has (``--max-examples``):
@@ -32,6 +33,16 @@ GUIDED_PER_EXAMPLE = 20
 
 SHRUNK_AT_MOST = 8
 """New bugs of the phase shrunk per target; the rest keep their shortest example."""
+
+INSERTIONS = 3
+"""Pieces a mutation adds at most, at the default budget (see :func:`guided_insertions`)."""
+
+
+def guided_insertions(config: FuzzConfig) -> int:
+    """Pieces one mutation adds at most: :data:`INSERTIONS`, and one more each time the
+    budget doubles (6 at ten times it). A branch that needs four pieces at once is then
+    drawn directly, not only climbed to through kept mutations."""
+    return INSERTIONS + int(math.log2(config.size_scale))
 
 
 def guided_scenarios(config: FuzzConfig) -> int:
@@ -68,7 +79,7 @@ def guided_phase(config: FuzzConfig, plan: Plan, summary: RunSummary, emit: Even
             tools=config.tools, seed=plan.seed, scenarios=n, abuses=list(plan.abuses),
             corpus=None, time_limit=config.time_limit, cwd=config.cwd, guided=True,
             checks=[c.id for c in plan.checks], known=known, shrink_budget=math.inf,
-            shrink_limit=SHRUNK_AT_MOST)
+            shrink_limit=SHRUNK_AT_MOST, max_insertions=guided_insertions(config))
         by_abuse = summary.bases.get(name, {})
         base: list[Scenario] = [sc for a in plan.abuses for sc in by_abuse.get(a, [])]
         result = explore(ec, shared=(base, 0.0) if base else None,

@@ -40,11 +40,19 @@ from .example import Example, examine, with_path
 from .results import OperatorStats
 from .signals import check_stop
 
-__all__ = ["FailureKey", "Tally", "only_failures", "search"]
+__all__ = ["FailureKey", "Tally", "only_failures", "sample_size", "search"]
 
 
 SAMPLE = 8
-"""Scenarios per operator a search hands its caller as bases for guided exploration."""
+"""Scenarios per operator a search hands its caller as bases for guided exploration, at
+the default budget; :func:`sample_size` times the budget's scale at a larger one."""
+
+
+def sample_size(config: FuzzConfig) -> int:
+    """Bases a search hands the guided phase: :data:`SAMPLE` for each default budget the
+    run has. With a fixed number the guided phase of a larger run mutated the same first
+    (simplest) examples of each operator, its larger budget spent on the same texts."""
+    return int(SAMPLE * config.size_scale)
 
 FailureKey = tuple[str, str, str, str]
 """(check, failure kind, cause, signature): what makes two failing examples one failure."""
@@ -101,7 +109,7 @@ def search(
     ``recorded`` (filled as the search goes) lets a caller keep what an interrupted search
     had found; ``shrunk`` (filled too) names the failures whose example is minimal;
     ``tally`` counts each failure's examples and keeps a few; ``sample`` gets the first
-    :data:`SAMPLE` scenarios generated (the bases of the run's guided phase).
+    :func:`sample_size` scenarios generated (the bases of the run's guided phase).
     """
     recorded = {} if recorded is None else recorded
     shrunk = set() if shrunk is None else shrunk
@@ -112,6 +120,7 @@ def search(
     generated: set[FailureKey] = set()  # distinct failures step 1 found
     last_progress = [time.monotonic()]
     sizes = Sizes(config.size_scale)
+    bases = sample_size(config)
     slow_parses = [0]  # in this pass over the budget
 
     database = None
@@ -127,7 +136,7 @@ def search(
         stats.examples += 1
         if not raising[0]:
             stats.generated += 1
-            if sample is not None and len(sample) < SAMPLE:
+            if sample is not None and len(sample) < bases:
                 sample.append(sc)
         now = time.monotonic()
         if now - last_progress[0] > 0.5:

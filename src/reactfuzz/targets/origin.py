@@ -232,6 +232,8 @@ def origin_of_exception(exc: BaseException, own: tuple[str, ...] = ()) -> Origin
         if code_kind(filename) == "user" or (own and code_kind(filename) == "reactfuzz"):
             site = (filename, line, function)
             break
+    if isinstance(exc, RecursionError):
+        site, inner = _recursion_entry(frames, own, site, inner)
     if site is not None and site == inner:
         inner = None
     return Origin(
@@ -239,6 +241,28 @@ def origin_of_exception(exc: BaseException, own: tuple[str, ...] = ()) -> Origin
         site=_site(*site) if site else None,
         inner=_site(*inner) if inner else None,
     )
+
+
+def _recursion_entry(frames: list[tuple[str, int, str]], own: tuple[str, ...],
+                     site: tuple[str, int, str] | None,
+                     inner: tuple[str, int, str] | None,
+                     ) -> tuple[tuple[str, int, str] | None, tuple[str, int, str] | None]:
+    """Where a RecursionError is keyed: where the stack ran out is wherever the recursion
+    stood then, so the key is the call into it (the first frame of the target's code
+    whose function recurs, or, for a recursion in C, the first one inside the site) and
+    the user's frame at or before it."""
+    ours = [f for f in frames if _is_target(f[0], own)]
+    funcs = [(f[0], f[2]) for f in ours]
+    entry = next((i for i, fn in enumerate(funcs) if fn in funcs[i + 1:]), None)
+    if entry is None:
+        if site is None:
+            return site, inner
+        deeper = ours[ours.index(site) + 1:]
+        return site, next(iter(deeper), None)
+    user = [f for f in ours[:entry + 1]
+            if code_kind(f[0]) == "user" or (own and code_kind(f[0]) == "reactfuzz")]
+    site = user[-1] if user else None
+    return site, ours[entry]
 
 
 def _type_name(exc: BaseException) -> str:

@@ -20,6 +20,7 @@ combinations a small one does not.
 
 from __future__ import annotations
 
+import math
 from functools import lru_cache
 
 from hypothesis import assume
@@ -126,11 +127,18 @@ def special_pieces(fmt: Format) -> tuple[str, ...]:
 
 
 @lru_cache(maxsize=64)  # one strategy object a format: a new one is validated at each draw
-def mixed_text(fmt: Format) -> st.SearchStrategy[str]:
-    """Two to four pieces of :data:`REAL_TEXT` and of the format's special strings, joined
-    by spaces (shrinks to ``it's it's``)."""
+def mixed_text(fmt: Format, most: int = 4) -> st.SearchStrategy[str]:
+    """Two to ``most`` pieces of :data:`REAL_TEXT` and of the format's special strings,
+    joined by spaces (shrinks to ``it's it's``)."""
     piece = st.one_of(st.sampled_from(REAL_TEXT), st.sampled_from(special_pieces(fmt)))
-    return st.lists(piece, min_size=2, max_size=4).map(" ".join)
+    return st.lists(piece, min_size=2, max_size=most).map(" ".join)
+
+
+def most_pieces(ctx: Context) -> int:
+    """Pieces one mixed text holds at most: four at the default budget, two more each time
+    the budget doubles (ten at ten times it), so a larger budget draws the combinations of
+    three and four special strings a misreading may need, not only more pairs."""
+    return 4 + 2 * int(math.log2(max(1.0, ctx.sizes.scale)))
 
 
 @register_abuse(
@@ -146,7 +154,7 @@ def mixed_text(fmt: Format) -> st.SearchStrategy[str]:
     advice=Advice(IN_PLACE),
 )
 def _mixed_text(ctx: Context) -> Writing:
-    value = ctx.draw(mixed_text(ctx.fmt))
+    value = ctx.draw(mixed_text(ctx.fmt, most_pieces(ctx)))
     family = ctx.fmt.family
     answers = ctx.fmt.labels.answer is not None or bool(ctx.fmt.finish_action)
     if answers and ctx.draw(st.booleans()):
@@ -173,7 +181,7 @@ def _mixed_text(ctx: Context) -> Writing:
     advice=Advice(LENIENT, STRICT_JSON),
 )
 def _lenient_json(ctx: Context) -> Writing:
-    value = ctx.draw(st.one_of(real_text(), mixed_text(ctx.fmt)))
+    value = ctx.draw(st.one_of(real_text(), mixed_text(ctx.fmt, most_pieces(ctx))))
     return _rewritten(ctx, value, list(LENIENT_JSON),
                       Expectation(frozenset({"unparseable", "malformed-arg"})))
 

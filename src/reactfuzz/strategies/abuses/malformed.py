@@ -10,7 +10,8 @@ from hypothesis import strategies as st
 from ...fixes import BIND, NO_TRAILING, SCHEMA, STRICT_JSON, WHOLE_TEXT, Advice
 from ...model import Call
 from ...oracle import Expectation
-from ...render import encode_text
+from ...render import encode_text, representable
+from ...tools import Tool
 from ..catalogue import (
     ANY_REFUSAL,
     Context,
@@ -21,7 +22,7 @@ from ..catalogue import (
     single_arg_ok,
     typed_params,
 )
-from ..values import argument_values, validates
+from ..values import argument_values, prop_kind, schema_properties, validates
 from ._parts import args_object, with_json
 
 
@@ -179,3 +180,49 @@ def _invalid_json(ctx: Context) -> Writing:
     start, end, obj = args_object(text, intent)
     return Writing(intent, with_json(text, start, end, obj, how),
                    Expectation(frozenset({"unparseable", "malformed-arg"})))
+
+
+_NON_FINITE = ("1e999", "-1e999", "Infinity", "-Infinity", "inf")
+"""Numerals with no finite value: an exponent past a float's range, and the words Python's
+``float()`` and ``json.loads`` read as infinity (JSON has none of them). Not-a-number is
+left out: a call holding it never equals itself, so no check could compare two readings."""
+_NUMBER_MARK = 98765.25  # a number each format writes as these very characters
+
+
+@register_abuse(
+    "malformed.non-finite-number", family="malformed",
+    description="a number argument written as a numeral with no finite value: `1e999`, "
+    "`Infinity`, `-Infinity`, `inf`, where the format writes the number",
+    why="a reader that converts with `float()` and then `int()` (to drop a `.0`) raises "
+    "OverflowError, which its `except ValueError` does not catch: one value ends the whole "
+    "parse",
+    expects="the call with an infinite value (the tool's schema decides), or refused; never "
+    "an exception",
+    applies=lambda f: f.arguments != "single",
+    needs="a format that carries a number argument",
+    breaks_none_because="the classic regexes keep every argument as text",
+    advice=Advice(
+        "Catch every error of the number conversion (OverflowError as well as ValueError) and"
+        " refuse the value, or keep it as written: a numeral must never raise out of the"
+        " parser.",
+        "Refuse a number with no finite value as a malformed argument, with a message."),
+)
+def _non_finite_number(ctx: Context) -> Writing:
+    def numeric(t: Tool) -> bool:
+        return any(prop_kind(p) == "float" for p in schema_properties(t).values())
+
+    base = ctx.call(numeric, optional=False)
+    tool = ctx.registry[base.tool]
+    names = [n for n, p in schema_properties(tool).items()
+             if prop_kind(p) == "float" and n in (base.names or ())]
+    assume(names)
+    name = ctx.draw(st.sampled_from(names))
+    marked = Call.named(base.tool, **(base.kwargs() | {name: _NUMBER_MARK}))
+    assume(validates(ctx.registry, marked) and representable(marked, ctx.fmt))
+    text = ctx.render(marked)
+    assume(text.count(str(_NUMBER_MARK)) == 1)
+    spelling = ctx.draw(st.sampled_from(_NON_FINITE))
+    value = float(spelling)
+    intent = Call.named(base.tool, **(base.kwargs() | {name: value}))
+    return Writing(intent, text.replace(str(_NUMBER_MARK), spelling),
+                   Expectation(ANY_REFUSAL))

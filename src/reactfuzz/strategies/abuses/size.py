@@ -33,9 +33,10 @@ from ..catalogue import (
     writes_label,
 )
 from ..values import validates
-from ._parts import MARK, free_call
+from ._parts import MARK, free_call, render_with
 
-__all__ = ["MAX_RUN", "MAX_SCALED_RUN", "call_start", "longest_run", "run_length"]
+__all__ = ["MAX_RUN", "MAX_SCALED_RUN", "NEST_DEPTH", "call_start", "longest_run",
+           "nesting_depth", "run_length"]
 
 MAX_RUN = TIME_RUN
 """The longest run an operator writes at the default budget: a quadratic parse of it
@@ -294,3 +295,48 @@ def _label_gap_run(ctx: Context) -> Writing:
         return Writing(intent, text[:at] + run + text[at:], Expectation(ANY_REFUSAL))
     gap = text.index(" ", m.start())
     return Writing(intent, text[:gap] + run + text[gap + 1:], Expectation(ANY_REFUSAL))
+
+
+NEST_DEPTH = 256
+"""The deepest nesting :func:`nesting_depth` writes at the default budget; ``scale`` times
+that at a larger one (at most :data:`MAX_NEST_DEPTH`)."""
+MAX_NEST_DEPTH = 1 << 16
+
+
+def nesting_depth(ctx: Context) -> int:
+    """A nesting depth: 1 to 64, or (one draw in ``2 x scale``, as :func:`run_length`)
+    :data:`NEST_DEPTH` times the budget's scale. A decoder whose recursion is Python's
+    stack fails between a few hundred levels (pure Python: json5) and about a thousand (the
+    C decoder of ``json``): the default budget reaches the first, ten times it the second."""
+    short = ctx.draw(st.integers(1, 64))
+    odds = max(2, round(2 * ctx.sizes.scale))
+    deep = ctx.draw(st.integers(0, odds - 1)) == odds - 1
+    return min(MAX_NEST_DEPTH, int(NEST_DEPTH * max(1.0, ctx.sizes.scale))) if deep else short
+
+
+@register_abuse(
+    "size.deep-nesting", family="size",
+    description="a free-text argument written as a deeply nested list or object "
+    "(`[[[...1...]]]`, `{\"a\": {\"a\": ...}}`), bare where the format decodes values",
+    why="a recursive decoder (json, json5, ast, a hand-written one) raises RecursionError "
+    "past its stack, which no `except ValueError` catches: the parser raises where it "
+    "should refuse, and the agent loop dies",
+    expects="the text as the argument, or refused (a list where text is due is malformed)",
+    applies=lambda f: bool(representable(Call.named("f", a="[[1]]"), f)),
+    needs="a format that carries brackets in an argument unquoted",
+    breaks_none_because="the classic regexes keep the argument as text and never decode it",
+    advice=Advice(
+        "Refuse a value nested past a fixed depth, or catch RecursionError where the"
+        " arguments are decoded and refuse the call: a deep value must fail as a refusal.",
+        "Refuse a deeply nested value as a malformed argument, with a message, not an"
+        " exception."),
+)
+def _deep_nesting(ctx: Context) -> Writing:
+    base, name = free_call(ctx)
+    depth = nesting_depth(ctx)
+    opener, closer = ctx.draw(st.sampled_from([("[", "]"), ('{"a": ', "}")]))
+    value = opener * depth + "1" + closer * depth
+    intent = Call.named(base.tool, **(base.kwargs() | {name: value}))
+    assume(validates(ctx.registry, intent))
+    assume(representable(intent, ctx.fmt))
+    return Writing(intent, render_with(ctx, base, name, value), Expectation(ANY_REFUSAL))
