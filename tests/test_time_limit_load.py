@@ -5,6 +5,7 @@ times out."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import subprocess
 import sys
@@ -56,20 +57,23 @@ def hogged(tmp_path: Path) -> Iterator[tuple[Path, int]]:
             hog.wait()
 
 
-def _pin(target: FunctionTarget, cpu: int) -> None:
-    target.run("warm")  # the worker runs, and has said which thread parses
-    worker = target._holder["worker"]
-    assert worker is not None
-    os.sched_setaffinity(int(worker.progress[3]), {cpu})
+@contextlib.contextmanager
+def pinned_target(hogged: tuple[Path, int], limit: float) -> Iterator[FunctionTarget]:
+    """The parser's worker, its parsing thread pinned to the hogged CPU."""
+    directory, cpu = hogged
+    with load_target("working:parse", "bracket", cwd=directory, timeout=limit) as target:
+        assert isinstance(target, FunctionTarget)
+        target.run("warm")  # the worker runs, and has said which thread parses
+        worker = target._holder["worker"]
+        assert worker is not None
+        os.sched_setaffinity(int(worker.progress[3]), {cpu})
+        yield target
 
 
 @LINUX_TIMES
 def test_a_parse_within_its_cpu_limit_finishes_on_a_hogged_cpu(
         hogged: tuple[Path, int]) -> None:
-    directory, cpu = hogged
-    with load_target("working:parse", "bracket", cwd=directory, timeout=0.3) as target:
-        assert isinstance(target, FunctionTarget)
-        _pin(target, cpu)
+    with pinned_target(hogged, 0.3) as target:
         start = time.monotonic()
         result = target.run("work 0.2")  # a third of the CPU: about 0.6 s of wall time
         waited = time.monotonic() - start
@@ -82,13 +86,8 @@ def test_a_parse_within_its_cpu_limit_finishes_on_a_hogged_cpu(
 @LINUX_TIMES
 def test_spinning_or_sleeping_past_the_limit_still_times_out(
         hogged: tuple[Path, int]) -> None:
-    directory, cpu = hogged
-    with load_target("working:parse", "bracket", cwd=directory, timeout=0.2) as target:
-        assert isinstance(target, FunctionTarget)
-        _pin(target, cpu)
-        spun = target.run("spin")
-        slept = target.run("sleep")
-        after = target.run("Answer")
+    with pinned_target(hogged, 0.2) as target:
+        spun, slept, after = target.run("spin"), target.run("sleep"), target.run("Answer")
     assert spun.timed_out and slept.timed_out
     assert after.step is not None and after.step.answer == "Answer"
 
