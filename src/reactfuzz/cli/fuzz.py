@@ -201,7 +201,7 @@ def _explore(args: argparse.Namespace, config: FuzzConfig,
         capped = any(r.shrink_capped for r in results)
         spent = ("its wall-time cap (half the loop's time plus 2 s) ran out first, so another"
                  " machine may shrink others" if capped else
-                 "the shrinking budget (700 parses plus one per 100 scenarios) ran out")
+                 "the shrinking budget (500 parses plus one per 100 scenarios) ran out")
         line += (f"\nexplore: {unshrunk} finding(s) keep their shortest example unshrunk: "
                  f"{spent}; `reactfuzz fuzz` on their operator shrinks them")
     if args.guided:

@@ -74,7 +74,7 @@ FAST_CHECKS = fast_checks()
 those registered ``fast``. A run asks :func:`~.checks.fast_checks`, which also holds a
 plugin's checks registered ``fast`` after this module was imported."""
 
-SHRINK_PARSES_FLOOR = 700
+SHRINK_PARSES_FLOOR = 500
 SHRINK_PARSES_SHARE = 0.01
 """Shrinking spends at most this many parses plus this share of the scenarios explored
 (unless the run says otherwise): the bugs left then keep their shortest example, unshrunk.
