@@ -627,3 +627,28 @@ def test_a_signal_after_the_run_changes_neither_its_code_nor_its_output(name: st
                        env={**os.environ, "PYTHONPATH": str(ROOT / "src")})
     assert r.returncode == 1, (r.returncode, r.stderr)
     assert r.stderr == "", r.stderr
+
+
+@POSIX
+def test_a_sigterm_inside_a_finaliser_at_startup_comes_again_outside_it() -> None:
+    """Between the CLI's import and the run's own handlers, SIGTERM raises Terminated; one
+    that lands inside a ``__del__`` would be printed as "Exception ignored" and lost (seen
+    once in CI: a regex's groups freed while a grammar compiled). It is delivered again."""
+    import gc
+
+    from reactfuzz import __main__ as entry
+
+    previous = signal.signal(signal.SIGTERM, entry._terminated)
+    try:
+        class Freed:
+            def __del__(self) -> None:
+                signal.raise_signal(signal.SIGTERM)
+
+        with pytest.raises(entry.Terminated):
+            Freed()  # freed at once: the handler runs inside its __del__
+            gc.collect()
+            deadline = time.monotonic() + 5
+            while time.monotonic() < deadline:
+                time.sleep(0.01)
+    finally:
+        signal.signal(signal.SIGTERM, previous)

@@ -16,7 +16,25 @@ class Terminated(KeyboardInterrupt):
     """SIGTERM before a run takes it over: the CLI reports it as ``terminated`` (143)."""
 
 
+def _in_finaliser(frame: FrameType | None) -> bool:
+    """Whether ``frame`` runs inside a ``__del__`` (Python prints an exception raised there
+    as "Exception ignored" and drops it)."""
+    while frame is not None:
+        if frame.f_code.co_name == "__del__":
+            return True
+        frame = frame.f_back
+    return False
+
+
 def _terminated(signum: int, frame: FrameType | None) -> None:
+    if _in_finaliser(frame):
+        # raised here it would be printed and lost (a compiled regex's groups are freed
+        # while the CLI loads a grammar): the signal comes again a moment later
+        import os
+        import threading
+
+        threading.Timer(0.005, os.kill, (os.getpid(), signum)).start()
+        return
     raise Terminated
 
 
