@@ -630,7 +630,7 @@ def test_a_signal_after_the_run_changes_neither_its_code_nor_its_output(name: st
 
 
 FINALISER_SCRIPT = """
-import signal, sys, time
+import gc, signal, sys, time
 from reactfuzz import __main__ as entry
 
 signal.signal(signal.SIGTERM, entry._terminated)
@@ -641,8 +641,18 @@ class Freed:
         signal.raise_signal(signal.SIGTERM)
 
 
+def callback(phase, info):
+    if phase == "start":
+        signal.raise_signal(signal.SIGTERM)
+
+
 try:
-    Freed()  # freed at once: the handler runs inside its __del__
+    if sys.argv[1] == "del":
+        Freed()  # freed at once: the handler runs inside its __del__
+    else:
+        gc.callbacks.append(callback)  # as Hypothesis installs one
+        gc.collect()
+        gc.callbacks.remove(callback)
     deadline = time.monotonic() + 10
     while time.monotonic() < deadline:
         time.sleep(0.01)
@@ -654,11 +664,12 @@ sys.exit(1)
 
 
 @POSIX
-def test_a_sigterm_inside_a_finaliser_at_startup_comes_again_outside_it() -> None:
+@pytest.mark.parametrize("where", ["del", "gc-callback"])
+def test_a_sigterm_inside_a_finaliser_at_startup_comes_again_outside_it(where: str) -> None:
     """Between the CLI's import and the run's own handlers, SIGTERM raises Terminated; one
     that lands inside a ``__del__`` would be printed as "Exception ignored" and lost (seen
     once in CI: a regex's groups freed while a grammar compiled). It is delivered again."""
-    r = subprocess.run([sys.executable, "-c", FINALISER_SCRIPT], capture_output=True,
+    r = subprocess.run([sys.executable, "-c", FINALISER_SCRIPT, where], capture_output=True,
                        text=True, timeout=60, env=_env())
     assert r.returncode == 0, r.stderr
     assert "terminated outside the finaliser" in r.stdout

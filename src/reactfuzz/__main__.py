@@ -17,10 +17,14 @@ class Terminated(KeyboardInterrupt):
 
 
 def _in_finaliser(frame: FrameType | None) -> bool:
-    """Whether ``frame`` runs inside a ``__del__`` (Python prints an exception raised there
-    as "Exception ignored" and drops it)."""
+    """Whether ``frame`` runs inside a ``__del__`` or a garbage-collector callback (as
+    Hypothesis installs): Python prints an exception raised there as "Exception ignored"
+    and drops it."""
+    import gc
+
+    callbacks = {getattr(cb, "__code__", None) for cb in gc.callbacks}
     while frame is not None:
-        if frame.f_code.co_name == "__del__":
+        if frame.f_code.co_name == "__del__" or frame.f_code in callbacks:
             return True
         frame = frame.f_back
     return False
