@@ -16,22 +16,10 @@ class Terminated(KeyboardInterrupt):
     """SIGTERM before a run takes it over: the CLI reports it as ``terminated`` (143)."""
 
 
-def _in_finaliser(frame: FrameType | None) -> bool:
-    """Whether ``frame`` runs inside a ``__del__`` or a garbage-collector callback (as
-    Hypothesis installs): Python prints an exception raised there as "Exception ignored"
-    and drops it."""
-    import gc
-
-    callbacks = {getattr(cb, "__code__", None) for cb in gc.callbacks}
-    while frame is not None:
-        if frame.f_code.co_name == "__del__" or frame.f_code in callbacks:
-            return True
-        frame = frame.f_back
-    return False
-
-
 def _terminated(signum: int, frame: FrameType | None) -> None:
-    if _in_finaliser(frame):
+    from .frames import in_finaliser
+
+    if in_finaliser(frame):
         # raised here it would be printed and lost (a compiled regex's groups are freed
         # while the CLI loads a grammar): the signal comes again a moment later
         import os

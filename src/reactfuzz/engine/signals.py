@@ -14,6 +14,7 @@ import signal
 from collections.abc import Iterator
 from typing import Any
 
+from ..frames import in_gc_callback
 from ..targets.processes import in_main_thread
 
 __all__ = ["Interrupts", "Terminated", "check_stop", "deferred_signals", "request_stop",
@@ -51,17 +52,6 @@ def _kind(signum: int) -> type[KeyboardInterrupt]:
     return Terminated if signum == signal.SIGTERM else KeyboardInterrupt
 
 
-def _in_gc_callback(frame: Any) -> bool:
-    """Whether ``frame`` runs inside a garbage-collector callback (Hypothesis installs
-    one): Python prints an exception raised there as "Exception ignored" and drops it."""
-    codes = {getattr(cb, "__code__", None) for cb in gc.callbacks}
-    while frame is not None:
-        if frame.f_code in codes:
-            return True
-        frame = frame.f_back
-    return False
-
-
 def _interrupt(signum: int, frame: Any) -> None:
     if _ACTIVE and _ACTIVE[-1].holding:
         _ACTIVE[-1].held.append(signum)
@@ -69,7 +59,7 @@ def _interrupt(signum: int, frame: Any) -> None:
     kind = _kind(signum)
     if not _PENDING:
         _PENDING.append(kind)
-    if gc.callbacks and _in_gc_callback(frame):
+    if gc.callbacks and in_gc_callback(frame):
         return  # remembered: the search raises it before its next example
     raise kind
 
