@@ -436,10 +436,11 @@ def _screen(pool: list[Scenario], target: Target,
     backtrack would make most of its mutations run to the time limit, each a second or
     more on a real parser; once, unmutated, it still gives the time check its candidate."""
     parsed = target.run_many([b.completion for b in pool]) if pool else []
-    fast = [b for b, r in zip(pool, parsed) if not _is_slow(r, slow)]
+    slowed = [_is_slow(r, slow) for r in parsed]
+    fast = [b for b, late in zip(pool, slowed) if not late]
     if not fast:
         return pool, []
-    return fast, [b for b, r in zip(pool, parsed) if _is_slow(r, slow)][::-1]
+    return fast, [b for b, late in zip(pool, slowed) if late][::-1]
 
 
 def _slots_of(cache: dict[int, Slots], base: Scenario, fmt: Format) -> Slots:
