@@ -164,6 +164,38 @@ def test_only_the_larger_budget_finds_a_quadratic_parse(tmp_path: Path) -> None:
     assert len(found) == 1 and "longer than" in found[0]
 
 
+# a tag-format reader that is quadratic only in a message with no call closing (a lazy
+# `<tool_call>(.*?)</tool_call>` tried from every opener): the repeats must reach the
+# message itself, since a tag format writes no thought before an answer
+QUADRATIC_UNCLOSED = '''
+import json, time
+def parse(completion):
+    if "</tool_call>" in completion:
+        body = completion.split("<tool_call>")[-1].split("</tool_call>")[0]
+        call = json.loads(body)
+        return ("action", (call["name"], call["arguments"]))
+    time.sleep(0.02 * (len(completion) / 16384) ** 2)
+    return ("final", completion)
+'''
+
+
+@pytest.mark.slow
+def test_the_larger_budget_times_unclosed_call_starts_in_a_tag_format_s_message(
+        tmp_path: Path) -> None:
+    (tmp_path / "unclosed.py").write_text(QUADRATIC_UNCLOSED)
+
+    def bounded_time_findings(max_examples: int) -> list[str]:
+        config = FuzzConfig(targets=["unclosed:parse"], format="tool-call", cwd=str(tmp_path),
+                            checks=["bounded-time"], abuses=["size.repeated-call-start"],
+                            seed=1, max_examples=max_examples, time_limit=0.1,
+                            format_fit=False, replay_corpus=False)
+        return [json.dumps(f.model_dump(mode="json")) for f in run_fuzz(config).findings]
+
+    assert bounded_time_findings(DEFAULT_MAX_EXAMPLES) == []
+    found = bounded_time_findings(10 * DEFAULT_MAX_EXAMPLES)
+    assert len(found) == 1 and "longer than" in found[0] and "</tool_call>" not in found[0]
+
+
 @pytest.mark.slow  # draws arguments of 2 MiB
 def test_a_parser_s_result_keeps_the_longest_argument_written_whole() -> None:
     # a result longer than MAX_VALUE_CHARS is cut, which reads as another value: every

@@ -99,6 +99,8 @@ TEN_X = {
     # time beside its quarter, or a nesting deeper than C json's recursion
     ("camel_function", "camel-function-quadratic"): "size.repeated-call-start",
     ("griptape_actions", "griptape-actions-quadratic"): "size.repeated-call-start",
+    ("camel_hermes", "camel-hermes-quadratic"): "size.repeated-call-start",
+    ("sglang_qwen3_coder", "sglang-qwen3-coder-quadratic"): "size.repeated-call-start",
     ("qwen_react", "qwen-json5-fallback-surrogates"): "content.lenient-json",
     ("dspy_chat", "json-repair-surrogate-pairs"): "content.lenient-json",
     ("dspy_chat", "json-repair-kept-escape"): "content.lenient-json",

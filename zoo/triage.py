@@ -302,6 +302,15 @@ TRIAGE: tuple[Triage, ...] = (
            " and the real call is dropped, the message shown as the answer; the tag is a"
            " special token in the Hermes and Qwen stacks, written only to call",
            "no-hijacked-answer@size.repeated-call-start"),
+    *_rows("camel_hermes", _J, "camel-hermes-quadratic",
+           "`<tool_call>\\s*({.*?})\\s*</tool_call>` under DOTALL is tried from every"
+           " '<tool_call> {' of the message and scans to its end from each when no call"
+           " closes: quadratic in the repeats. A message of 160 kB of unclosed call starts"
+           " parses in about 1.7 s, 15 times its 40 kB quarter (a linear parse: 4); a model"
+           " must loop on the tag for thousands of repeats first (low)",
+           "bounded-time@size.repeated-call-start",
+           "odysseus-dev/odysseus issue 4703 (the same lazy `<open>...</close>` scan from every"
+           " unclosed opener, reported there as a ReDoS)"),
     # ---- camel-ai <function=NAME>
     *_rows("camel_function", _D, "camel-function-no-dotall",
            "the <function=NAME>(.*?)</function> pattern has no DOTALL: JSON arguments over"
@@ -524,6 +533,17 @@ TRIAGE: tuple[Triage, ...] = (
            "one '\\n' is taken off each edge of a value: with '\\r\\n' line ends the '\\r'"
            " stays in it (a model writing Windows line endings, which none does by default)",
            "no-silent-drop@label.crlf no-wrong-call@label.crlf"),
+    *_rows("sglang_qwen3_coder", _J, "sglang-qwen3-coder-quadratic",
+           "`detect_and_parse` runs `<tool_call>(.*?)</tool_call>` (DOTALL) with `findall` on"
+           " the whole response: from every '<tool_call>' with no closing tag after it the"
+           " lazy group scans to the end, quadratic in the openers. 160 kB of unclosed"
+           " '<tool_call> <function=NAME>' starts parse in about 3.4 s on the server, 17 times"
+           " their 40 kB quarter (a linear parse: 4); a model must loop on the tag for"
+           " thousands of repeats first (low)",
+           "bounded-time@size.repeated-call-start",
+           "odysseus-dev/odysseus issue 4703 (the same lazy `<open>...</close>` scan from every"
+           " unclosed opener, reported there as a ReDoS); sgl-project/sglang issue 31912 (a"
+           " ReDoS in the pythonic detector of the same package)"),
     *_rows("sglang_pythonic", _D, "sglang-pythonic-redos",
            "`tool_call_regex` nests `[a-zA-Z]+\\w*=.*,\\s*` (a `.*` that matches commas under"
            " DOTALL) inside a `*` over the arguments: a call of a few dozen arguments that"

@@ -171,10 +171,13 @@ def call_start(fmt: Format, tool: str, params: tuple[str, ...]) -> str:
 @register_abuse(
     "size.repeated-call-start", family="size",
     description="a thought repeating, on one line, how a call begins (`Action: search[`, "
-    "`<tool_call> {\"name\": ...`) without ever closing it, before the real call or answer",
+    "`<tool_call> {\"name\": ...`) without ever closing it, before the real call or answer; "
+    "where the format writes no thought before an answer (a tag format), the repeats are "
+    "the answer's message itself",
     why="`Label:[^\\[]*\\[(.*)\\]` or `<tag>(.*?)</tag>` tries every unclosed start and scans "
     "to the end from each: quadratic in the repeats, seconds only on a long thought",
-    expects="the intended call or answer, or refused (the time is what counts)",
+    expects="the intended call or answer (the message of repeats, as written), or refused "
+    "(the time is what counts)",
     applies=lambda f: bool(call_start(f, "f", ("a",))),
     needs="a thought to write the repeats in",
     breaks_none_because="the classic regexes anchor the action at a line start or match "
@@ -196,7 +199,12 @@ def _repeated_call_start(ctx: Context) -> Writing:
     start = call_start(ctx.fmt, tool, spec.required_names)
     n = run_length(ctx)
     thought = "x " + " ".join([start] * max(1, n // (len(start) + 1)))
-    return Writing(intent, ctx.render(intent, thought=thought), Expectation(ANY_REFUSAL))
+    text = ctx.render(intent, thought=thought)
+    if intent is _DONE and start not in text:
+        # the format writes no thought before an answer (a tag format's message is the
+        # answer): the repeats are the message itself, which holds no finished call
+        return Writing(FinalAnswer(thought), thought, Expectation(ANY_REFUSAL))
+    return Writing(intent, text, Expectation(ANY_REFUSAL))
 
 
 def unclosed_call(fmt: Format, n: int, *, thought: bool) -> str:
