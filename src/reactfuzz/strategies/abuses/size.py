@@ -35,8 +35,8 @@ from ..catalogue import (
 from ..values import validates
 from ._parts import MARK, free_call, render_with
 
-__all__ = ["MAX_RUN", "MAX_SCALED_RUN", "NEST_DEPTH", "call_start", "longest_run",
-           "nesting_depth", "run_length"]
+__all__ = ["MAX_RUN", "MAX_SCALED_RUN", "NEST_DEPTH", "answer_is_message", "call_start",
+           "longest_run", "nesting_depth", "run_length"]
 
 MAX_RUN = TIME_RUN
 """The longest run an operator writes at the default budget: a quadratic parse of it
@@ -168,6 +168,13 @@ def call_start(fmt: Format, tool: str, params: tuple[str, ...]) -> str:
     return " ".join(line.strip() for line in head if line.strip())
 
 
+@lru_cache(maxsize=64)
+def answer_is_message(fmt: Format) -> bool:
+    """Whether the format writes an answer as the bare message, with no label, field or
+    finish call around it (a tag format: text outside the call tags is the answer)."""
+    return render(FinalAnswer(MARK), fmt) == MARK
+
+
 @register_abuse(
     "size.repeated-call-start", family="size",
     description="a thought repeating, on one line, how a call begins (`Action: search[`, "
@@ -200,9 +207,9 @@ def _repeated_call_start(ctx: Context) -> Writing:
     n = run_length(ctx)
     thought = "x " + " ".join([start] * max(1, n // (len(start) + 1)))
     text = ctx.render(intent, thought=thought)
-    if intent is _DONE and start not in text:
-        # the format writes no thought before an answer (a tag format's message is the
-        # answer): the repeats are the message itself, which holds no finished call
+    if intent is _DONE and start not in text and answer_is_message(ctx.fmt):
+        # the format writes no thought before an answer and its answer is the plain
+        # message (a tag format): the repeats are the message, which holds no finished call
         return Writing(FinalAnswer(thought), thought, Expectation(ANY_REFUSAL))
     return Writing(intent, text, Expectation(ANY_REFUSAL))
 
