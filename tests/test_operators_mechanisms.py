@@ -596,3 +596,32 @@ def test_label_gap_run_writes_what_adjacent_quantifiers_take_seconds_on() -> Non
     assert regex.search(r"Action[ \t]*:[ \t]*(\w+)\[(.*)\]", sc.completion, timeout=0.1) \
         is not None or grammar_parse(sc.completion, "bracket").invalid is not None
     _left_alone(_grammar("bracket"), "bracket", "size.label-gap-run", n=20)
+
+
+# --- size.label-run-argument ---------------------------------------------------------------
+
+
+@pytest.mark.slow  # the scans of a ten-times-budget argument
+def test_label_run_argument_writes_what_a_findall_from_every_label_takes_seconds_on() -> None:
+    import regex
+
+    from reactfuzz.strategies import Sizes
+
+    def long_run(sc: Scenario) -> bool:
+        return len(sc.completion.rsplit("\n", 1)[-1]) > 100_000
+
+    fmt = "action-input-json"
+    sc = find(scenarios(REG, fmt, abuses=["size.label-run-argument"], sizes=Sizes(10.0)),
+              long_run, settings=_settings(300))
+    last = sc.completion.rsplit("\n", 1)[-1]
+    label = last.split('"x ', 1)[1].split(" ", 1)[0]  # the label the argument repeats
+    assert last.startswith("Action Input:") and label.endswith(":")
+    assert last.count(label) > 10_000
+    # from each of the ten thousand labels on the last line, a scan to its end: 10^9 steps
+    # (seconds); the same label found once at a line start takes a millisecond
+    with pytest.raises(TimeoutError):
+        regex.findall(regex.escape(label) + r"(.*?)\n", sc.completion, timeout=0.1)
+    regex.findall("^" + regex.escape(label) + "(.*)$", sc.completion, flags=regex.M,
+                  timeout=0.1)
+    _left_alone(_grammar(fmt), fmt, "size.label-run-argument", n=30)
+

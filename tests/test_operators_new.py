@@ -112,7 +112,7 @@ APPLIES = {
     **{op: set(BUILTIN_FORMATS) - TAG_FORMATS - XML_FORMATS - BARE - {"dspy-react"}
        for op in (
         "markup.emphasis", "markup.block", "variant.case", "variant.spacing",
-        "size.long-run", "size.label-gap-run")},
+        "size.long-run", "size.label-gap-run", "size.label-run-argument")},
 }
 
 

@@ -125,7 +125,8 @@ TRIAGE: tuple[Triage, ...] = (
            " no-hijacked-answer@injected.answer-and-action"
            " no-hijacked-answer@fabricated.observation"
            " no-hijacked-answer@fabricated.observation-no-stop"
-           " no-hijacked-answer@content.mixed-text no-hijacked-answer@content.lenient-json",
+           " no-hijacked-answer@content.mixed-text no-hijacked-answer@content.lenient-json"
+           " no-hijacked-answer@size.label-run-argument",
            "xorbitsai/inference issue 1099 (no Observation stop word: the model invents the"
            " result and the answer)"),
     *_rows("lagent_react", _D, "lagent-action-label-anywhere",
@@ -144,6 +145,14 @@ TRIAGE: tuple[Triage, ...] = (
            " any error while it reads the input)",
            "no-crash@json.scalar-args no-crash@size.deep-nesting",
            "found by the peer Atheris harness ('Action Input:1') and by json.scalar-args"),
+    *_rows("lagent_react", _J, "lagent-action-findall-quadratic",
+           "`re.findall(\"Action:(.*?)\\n\", message)` (react.py) starts at every 'Action:'"
+           " of the text and scans to the next line break; on the completion's last line (the"
+           " Action Input, with no line break after it) each one scans to the end: quadratic in"
+           " the labels an argument quotes. 16 kB of 'Action: ' in a JSON argument parse in"
+           " 0.14 s, 160 kB in 14.5 s; a model must quote the label thousands of times on one"
+           " line first (low)",
+           "bounded-time@size.label-run-argument"),
     *_rows("lagent_react", _J, "lagent-greedy-input",
            "`Action Input:(.*)` with DOTALL runs from the first 'Action Input:' to the end:"
            " a thought quoting an inline action makes the real input invalid JSON; lagent"

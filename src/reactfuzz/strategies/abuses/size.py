@@ -355,3 +355,43 @@ def _deep_nesting(ctx: Context) -> Writing:
     assume(validates(ctx.registry, intent))
     assume(representable(intent, ctx.fmt))
     return Writing(intent, render_with(ctx, base, name, value), Expectation(ANY_REFUSAL))
+
+
+def _own_labels(fmt: Format) -> list[str]:
+    """The format's labels with their colons, as a text quoting the protocol writes them;
+    none that a stop sequence holds (the provider would cut there)."""
+    labels = [f"{w}:" for w in fmt.labels.all().values()]
+    stops = [s.strip() for s in fmt.stop if s.strip()]
+    return [label for label in labels if not any(s in label or label in s for s in stops)]
+
+
+@register_abuse(
+    "size.label-run-argument", family="size",
+    description="a free-text argument repeating the format's own labels, colon and all, on "
+    "one line (`x Action: Action: Action: ...`), as a pasted transcript or a question about "
+    "the protocol quotes them; the call's line ends the completion",
+    why="`Label:(.*?)\\n` searched with `findall` from every label scans to the line's end "
+    "from each: on the completion's last line, where no line break comes, quadratic in the "
+    "repeats, seconds only on a long argument",
+    expects="the intended call, the text as meant, or refused (the time is what counts)",
+    applies=lambda f: writes_label("action")(f) and bool(_own_labels(f)) and bool(
+        representable(Call.named("f", a="x Action: b"), f)),
+    needs="an action label the format writes, which a text argument can hold",
+    breaks_none_because="the classic regexes match the action once, from a line start or "
+    "the first label: linear in the argument",
+    advice=Advice(
+        "Find each label once, at a line start, and read the argument to its own end (`^Label:"
+        " (.*)$` with MULTILINE, not `findall(\"Label:(.*?)\\n\")` over the whole text): a label"
+        " quoted in an argument is then text, and the time stays linear.",
+        LINEAR),
+)
+def _label_run_argument(ctx: Context) -> Writing:
+    base, name = free_call(ctx)
+    label = ctx.draw(st.sampled_from(_own_labels(ctx.fmt)))
+    n = run_length(ctx)
+    value = "x " + " ".join([label] * max(1, n // (len(label) + 1)))
+    intent = Call.named(base.tool, **(base.kwargs() | {name: value}))
+    assume(validates(ctx.registry, intent))
+    assume(representable(intent, ctx.fmt))
+    return Writing(intent, render_with(ctx, base, name, ctx.fmt.family.written_value(value)),
+                   Expectation(ANY_REFUSAL))
