@@ -358,9 +358,12 @@ def _deep_nesting(ctx: Context) -> Writing:
 
 
 def _own_labels(fmt: Format) -> list[str]:
-    """The format's labels with their colons, as a text quoting the protocol writes them;
-    none that a stop sequence holds (the provider would cut there)."""
-    labels = [f"{w}:" for w in fmt.labels.all().values()]
+    """The format's labels with their colons, as a text quoting the protocol writes them,
+    the action label first; none that a stop sequence holds (the provider would cut there)."""
+    # the action label first: it is the one a reader searches the whole text for, and the
+    # one a shrunk example keeps
+    words = [fmt.labels.action, *fmt.labels.all().values()]
+    labels = list(dict.fromkeys(f"{w}:" for w in words))
     stops = [s.strip() for s in fmt.stop if s.strip()]
     return [label for label in labels if not any(s in label or label in s for s in stops)]
 
@@ -387,7 +390,9 @@ def _own_labels(fmt: Format) -> list[str]:
 )
 def _label_run_argument(ctx: Context) -> Writing:
     base, name = free_call(ctx)
-    label = ctx.draw(st.sampled_from(_own_labels(ctx.fmt)))
+    labels = _own_labels(ctx.fmt)
+    # half the runs repeat the action label, the one readers search the whole text for
+    label = ctx.draw(st.sampled_from(labels)) if ctx.draw(st.booleans()) else labels[0]
     n = run_length(ctx)
     value = "x " + " ".join([label] * max(1, n // (len(label) + 1)))
     intent = Call.named(base.tool, **(base.kwargs() | {name: value}))
