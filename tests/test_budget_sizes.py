@@ -128,7 +128,7 @@ def test_long_runs_are_as_many_at_any_budget_and_longer() -> None:
 
 @pytest.mark.slow  # writes a few hundred inputs of up to 330 kB
 def test_the_size_operators_write_what_sizes_allow() -> None:
-    for abuse in ("size.long-argument", "size.repeated-call-start"):
+    for abuse in ("size.long-argument", "size.repeated-call-start", "size.label-run-argument"):
         # a run of MAX_RUN repeats of one or two characters, and the call around it
         assert MAX_RUN <= _longest(Sizes(1.0), abuse) < 3 * MAX_RUN, abuse
         assert 10 * MAX_RUN <= _longest(Sizes(10.0), abuse) < 30 * MAX_RUN, abuse
