@@ -149,8 +149,11 @@ def _serve(conn: Any, spec: str, directory: str, fmt: Format, progress: Any) -> 
                     return
                 pending, flushed = [], now
             started += 1
+            # one read of the thread's CPU clock (a system call) a completion: the
+            # parent's time limit and the parse's own CPU time both start from it
+            cpu = thread_time()
             if progress is not None:  # the times first: the parent reads the count first
-                progress[1], progress[2] = now, thread_time()
+                progress[1], progress[2] = now, cpu
                 progress[0] = started
             if offset >= 0:
                 text, inserts = completion
@@ -160,7 +163,7 @@ def _serve(conn: Any, spec: str, directory: str, fmt: Format, progress: Any) -> 
                     texts.append(text)
                 for at, piece in inserts:  # as apply_edit builds it
                     text = text[:at] + piece + text[at:]
-                pending.append(invoke_repeating(fn, text, fmt, seen, offset))
+                pending.append(invoke_repeating(fn, text, fmt, seen, offset, cpu))
                 continue
             traced = isinstance(completion, TraceRequest)
             pending.append(sanitise_result(invoke(fn, str(completion), fmt, BaseException,
