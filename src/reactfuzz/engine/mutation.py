@@ -31,12 +31,15 @@ class Slots:
     tell from the call then) or the base is long. Kept as runs, so that the n-th offset is
     found without a list of them all; computed once per base."""
 
-    __slots__ = ("ends", "starts", "total")
+    __slots__ = ("ends", "shifts", "starts", "total", "width")
 
     def __init__(self, text: str, fmt: Format) -> None:
         self.starts: list[int] = []
         self.ends: list[int] = []  # how many offsets the runs up to this one hold
+        # what the n-th offset adds to n, by run: the n-th offset is n plus its run's shift
+        self.shifts: list[int] = []
         self.total = 0
+        self.width = 0  # the bits of ``total``: what a draw below it asks getrandbits for
         if len(text) > TRACE_MAX_CHARS:
             return
         step = grammar_parse(text, fmt)
@@ -55,14 +58,15 @@ class Slots:
             first, last = at + 1, min(at + len(line), end - 1)
             if last >= first:
                 self.starts.append(first)
+                self.shifts.append(first - self.total)
                 self.total += last - first + 1
                 self.ends.append(self.total)
             pos = at + len(line)
+        self.width = self.total.bit_length()
 
     def at(self, n: int) -> int:
         """The ``n``-th offset (0-based, ``n < total``)."""
-        i = bisect_right(self.ends, n)
-        return self.starts[i] + n - (self.ends[i - 1] if i else 0)
+        return n + self.shifts[bisect_right(self.ends, n)]
 
 
 def thought_slots(text: str, fmt: Format) -> list[int]:
@@ -98,11 +102,11 @@ def draw_inserts(rng: random.Random, pieces: list[str], max_insertions: int, slo
     else:
         bits = rng.getrandbits
         total, n = slots.total, len(pieces)
-        kt, kn, km = total.bit_length(), n.bit_length(), max_insertions.bit_length()
+        kt, kn, km = slots.width, n.bit_length(), max_insertions.bit_length()
         count = bits(km)
         while count >= max_insertions:
             count = bits(km)
-        at = slots.at
+        ends, shifts = slots.ends, slots.shifts  # slots.at(offset), without a call each
         new = []
         for _ in range(count + 1):
             offset = bits(kt)
@@ -111,7 +115,7 @@ def draw_inserts(rng: random.Random, pieces: list[str], max_insertions: int, slo
             which = bits(kn)
             while which >= n:
                 which = bits(kn)
-            new.append((at(offset), pieces[which]))
+            new.append((offset + shifts[bisect_right(ends, offset)], pieces[which]))
     if kept:
         new += kept
     new.sort(reverse=True)
