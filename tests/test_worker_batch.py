@@ -155,6 +155,27 @@ def test_edits_give_what_run_many_gives_on_their_texts(agent_dir: Path) -> None:
     assert _same(target.repeated(repeat[0])) == _same(first)
 
 
+def test_a_quick_repeat_comes_back_as_its_bare_index(agent_dir: Path) -> None:
+    """Given ``quick`` seconds, a repeat that took less is its index alone (a caller that
+    only tells slow parses apart needs no timing); it names the result a timed repeat of
+    the same edit names, and pieces, texts and raises are read as without it."""
+    from reactfuzz.targets.base import apply_edit
+
+    edits = [("Answer: 1", []), ("Answer: 1", [(9, " ")]), ("raise", []), ("raise", []),
+             ("Answer: 1", []), ("find x", [(5, "1"), (4, "!")]), ("find! 1x", [])]
+    with load_target("misbehaving:parse", "bracket", cwd=agent_dir) as target:
+        quick = target.run_edits(edits, quick=60.0)
+        timed = target.run_edits(edits)
+        full = [target.repeated(g if isinstance(g, int) else g[0])
+                if isinstance(g, (int, tuple)) else g for g in quick]
+        expected = target.run_many([apply_edit(e) for e in edits])
+    assert [type(g).__name__ for g in quick] == ["ParseResult", "int", "ParseResult", "int",
+                                                 "int", "ParseResult", "int"]
+    assert all(isinstance(g, tuple) and len(g) == 3 for g in timed)  # read in the first
+    assert [g for g in quick if isinstance(g, int)] == [timed[i][0] for i in (1, 3, 4, 6)]
+    assert [_same(r) for r in full] == [_same(r) for r in expected]
+
+
 def test_a_value_that_is_not_plain_is_never_a_repeat() -> None:
     from reactfuzz.targets.repeats import plain
 

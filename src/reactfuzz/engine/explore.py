@@ -44,6 +44,7 @@ from ..strategies import (
 from ..targets import ParseResult, Target, load_target
 from ..targets.base import Repeat, apply_edit
 from ..targets.origin import TraceRequest
+from ..targets.repeats import CPU_TIMED
 from ..tools import ToolRegistry
 from .checks import fast_checks
 from .config import FuzzConfig, Plan, operator_seed, require_applicable, resolve
@@ -298,6 +299,7 @@ def explore(config: ExploreConfig, emit: EventSink | None = None,
         below = getattr(rng, "_randbelow", rng.randrange)  # what randrange(n) calls
         random_, guided, most = rng.random, config.guided, config.max_insertions
         slow = GROWTH_FLOOR * config.time_limit
+        quick = min(slow, CPU_TIMED)  # a repeat this quick needs no timing to be judged
         # bases whose parse (or a mutation's) was slow: the time check has its candidate,
         # and more of them would spend the run at the time limit (a backtracking parser)
         slow_bases: set[_Base] = set()
@@ -345,11 +347,19 @@ def explore(config: ExploreConfig, emit: EventSink | None = None,
                     [TraceRequest(t) if len(t) <= TRACE_MAX_CHARS else t for t in texts]))
             else:
                 # the texts are built where they are parsed (a worker, for a user's parser)
-                parsed = target.run_edits(edits)
+                # a repeat quicker than that comes back as its bare index: not slow
+                parsed = target.run_edits(edits, quick)
             ran += len(drawn)
+            res: ParseResult | None
             for i, (base, (_, inserts), got) in enumerate(zip(drawn, edits, parsed), first):
-                if type(got) is tuple:  # a parse that gave what an earlier one gave
+                # a parse that gave what an earlier one gave: its index (and timing)
+                if type(got) is int:
+                    index, elapsed, cpu = got, 0.0, None  # timed below ``quick``
+                elif type(got) is tuple:
                     index, elapsed, cpu = got
+                else:
+                    index, res = -1, got  # type: ignore[assignment]
+                if index >= 0:
                     memo = repeats.get(index)
                     if memo is None:
                         known = target.repeated(index)
@@ -358,8 +368,6 @@ def explore(config: ExploreConfig, emit: EventSink | None = None,
                         memo = repeats[index] = (None if fp is None else numbered(fp), known)
                     fpn, known = memo
                     res = None if elapsed < slow else _again(known, elapsed, cpu)
-                else:
-                    res = got  # type: ignore[assignment]
                 if res is not None:
                     if (guided and res.origin is not None
                             and coverage.add(res.origin.path)):

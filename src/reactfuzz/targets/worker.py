@@ -128,7 +128,9 @@ def _serve(conn: Any, spec: str, directory: str, fmt: Format, progress: Any) -> 
     if progress is not None:
         progress[3] = threading.get_native_id()  # whose CPU time the parent may read
     seen: dict[Any, int] = {}  # the plain values read so far (see .repeats)
-    texts: list[str] = []  # the edits' texts so far: a text comes once, then by number
+    # the edits' texts and pieces so far: each comes once, then by number
+    texts: list[str] = []
+    pieces: list[str] = []
     while True:
         try:
             message = conn.recv_bytes()
@@ -139,10 +141,17 @@ def _serve(conn: Any, spec: str, directory: str, fmt: Format, progress: Any) -> 
         pending: list[Any] = []
         flushed = monotonic()
         batch = pickle.loads(message)
-        # a list of completions, or (offset, edits): texts with pieces to insert, whose
-        # parses may come back as repeats
-        offset, edits = batch if isinstance(batch, tuple) else (-1, batch)
-        for completion in edits:
+        # a list of completions, or edits (see FunctionTarget.run_edits): texts with
+        # pieces to insert, as numbers, whose parses may come back as repeats
+        if isinstance(batch, tuple):
+            offset, quick, count, new_texts, new_pieces, codes = batch
+            texts += new_texts
+            pieces += new_pieces
+            items: Sequence[Any] = range(count)
+        else:
+            offset, quick, items, codes = -1, 0.0, batch, []
+        j = 0  # where the next edit's numbers start in codes
+        for completion in items:
             now = monotonic()
             if pending and now - flushed >= FLUSH_INTERVAL:
                 if not _reply(conn, pending):
@@ -156,14 +165,15 @@ def _serve(conn: Any, spec: str, directory: str, fmt: Format, progress: Any) -> 
                 progress[1], progress[2] = now, cpu
                 progress[0] = started
             if offset >= 0:
-                text, inserts = completion
-                if type(text) is int:
-                    text = texts[text]
-                else:
-                    texts.append(text)
-                for at, piece in inserts:  # as apply_edit builds it
-                    text = text[:at] + piece + text[at:]
-                pending.append(invoke_repeating(fn, text, fmt, seen, offset, cpu))
+                # the text's number, how many pieces, then each piece's offset and number
+                text, k = texts[codes[j]], codes[j + 1]
+                j += 2
+                while k:  # as apply_edit builds it
+                    at = codes[j]
+                    text = text[:at] + pieces[codes[j + 1]] + text[at:]
+                    j += 2
+                    k -= 1
+                pending.append(invoke_repeating(fn, text, fmt, seen, offset, cpu, quick))
                 continue
             traced = isinstance(completion, TraceRequest)
             pending.append(sanitise_result(invoke(fn, str(completion), fmt, BaseException,
@@ -238,7 +248,9 @@ class _Worker:
         self.progress = ctx.RawArray("d", 4)
         self.started = 0  # completions started as of the last batch the parent sent
         self.offset = 0  # what its repeats' indices start from (see FunctionTarget)
-        self.texts: dict[str, int] = {}  # the edits' texts sent to it, by number
+        # the edits' texts and pieces sent to it, by number
+        self.texts: dict[str, int] = {}
+        self.pieces: dict[str, int] = {}
         self.process = ctx.Process(
             target=_worker_main,
             args=(child_end, spec, directory, fmt, parent, self.progress),
@@ -254,20 +266,34 @@ class _Worker:
         self._poller.register(self.conn.fileno(), select.POLLIN)
         self._look: tuple[float, float, float, float] | None = None  # see ``starved``
 
-    def numbered(self, edits: Sequence[Edit], todo: list[int]) -> list[Any]:
-        """The edits ``todo`` as sent to this worker: a text it has had already goes as its
-        number (a base's text crosses once, not once per mutation)."""
-        known = self.texts
-        out: list[Any] = []
+    def numbered(self, edits: Sequence[Edit], todo: list[int]
+                 ) -> tuple[list[str], list[str], list[int]]:
+        """The edits ``todo`` as sent to this worker: the texts and the pieces it has not
+        had yet, and every edit as numbers (its text's, how many pieces, then each piece's
+        offset and number). A base's text crosses once, not once per mutation, and a batch
+        is one flat list of small integers, which pickle writes and reads without making
+        an object per edit."""
+        texts, pieces = self.texts, self.pieces
+        new_texts: list[str] = []
+        new_pieces: list[str] = []
+        codes: list[int] = []
+        add = codes.append
         for i in todo:
             text, inserts = edits[i]
-            ref = known.get(text)
+            ref = texts.get(text)
             if ref is None:
-                known[text] = len(known)
-                out.append(edits[i])
-            else:
-                out.append((ref, inserts))
-        return out
+                ref = texts[text] = len(texts)
+                new_texts.append(text)
+            add(ref)
+            add(len(inserts))
+            for at, piece in inserts:
+                number = pieces.get(piece)
+                if number is None:
+                    number = pieces[piece] = len(pieces)
+                    new_pieces.append(piece)
+                add(at)
+                add(number)
+        return new_texts, new_pieces, codes
 
     def running(self) -> tuple[int, float]:
         """How many completions the worker has started, and when the last one started."""
@@ -483,18 +509,19 @@ class FunctionTarget(Target):
         # an unreadable result is the caller's error, raised where ``run`` would raise it
         return [check_supported(r, self.name, c) for r, c in zip(results, completions)]
 
-    def run_edits(self, edits: Sequence[Edit]) -> list[ParseResult | Repeat]:
+    def run_edits(self, edits: Sequence[Edit], quick: float = 0.0
+                  ) -> list[ParseResult | Repeat]:
         """:meth:`run_many` of the edits' texts, built in the worker, which answers a parse
         whose plain return value it has read before with a :data:`~.base.Repeat` (see
-        :mod:`.repeats`); time limits, hangs and crashes as in :meth:`run_many`."""
+        :mod:`.repeats`; its bare index when the parse took less than ``quick`` seconds);
+        time limits, hangs and crashes as in :meth:`run_many`."""
         def limit(i: int) -> float | None:
             text, inserts = edits[i]
             return self.limit_for(text + "".join(p for _, p in inserts))  # as long as it
 
-        results = self._run_all(edits, limit, True)
+        results = self._run_all(edits, limit, True, quick)
         for r, e in zip(results, edits):
-            step = r.step if type(r) is not tuple else None
-            if step is not None and step.invalid is not None:
+            if isinstance(r, ParseResult) and r.step is not None and r.step.invalid is not None:
                 check_supported(r, self.name, apply_edit(e))  # the text only when it raises
         return results
 
@@ -503,7 +530,7 @@ class FunctionTarget(Target):
         return self._known[index]
 
     def _run_all(self, items: Sequence[Any], limit: Callable[[int], float | None],
-                 edits: bool) -> list[Any]:
+                 edits: bool, quick: float = 0.0) -> list[Any]:
         """Every item's result, over as many workers as hangs and crashes take."""
         with self._lock:
             if self._closed:
@@ -511,21 +538,21 @@ class FunctionTarget(Target):
             results: list[Any] = [None] * len(items)
             todo = list(range(len(items)))
             while todo:
-                todo = self._batch(items, limit, todo, results, edits)
+                todo = self._batch(items, limit, todo, results, edits, quick)
         return results
 
     def _batch(self, items: Sequence[Any], limit_of: Callable[[int], float | None],
                todo: list[int],
-               results: list[Any], edits: bool) -> list[int]:
+               results: list[Any], edits: bool, quick: float) -> list[int]:
         """Run ``todo`` on one worker; the indices left to run when the worker was lost."""
         worker = self._worker()
         base = worker.started
         worker.started += len(todo)
         sent = monotonic()
-        payload = [items[i] for i in todo] if not edits else worker.numbered(items, todo)
+        payload: Any = [items[i] for i in todo] if not edits else \
+            (worker.offset, quick, len(todo), *worker.numbered(items, todo))
         try:
-            worker.conn.send_bytes(pickle.dumps((worker.offset, payload) if edits else payload,
-                                                _PROTOCOL))
+            worker.conn.send_bytes(pickle.dumps(payload, _PROTOCOL))
         except (OSError, EOFError):
             pass  # the worker is gone: reading below reports how
         got = 0
@@ -592,7 +619,10 @@ class FunctionTarget(Target):
             return all(isinstance(r, ParseResult) for r in reply)
         at = len(self._known)
         for r in reply:
-            if type(r) is tuple:
+            if type(r) is int:  # a quick repeat
+                if not 0 <= r < at:
+                    return False
+            elif type(r) is tuple:
                 n = len(r)
                 if n == 3:
                     if not 0 <= r[0] < at:
