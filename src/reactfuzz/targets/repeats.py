@@ -93,7 +93,7 @@ def invoke_repeating(fn: Callable[[str], Any], completion: str, fmt: Format,
         else:
             index = -1
         step = adapt(value, fmt)
-    except BaseException as exc:  # everything is data in a worker (see worker._serve)
+    except BaseException as exc:  # everything is data in a worker (see workerloop._serve)
         elapsed = perf_counter() - start
         key = raised_key(exc)
         index = seen.get(key) if key is not None else None

@@ -3,7 +3,8 @@
 Python runs signal handlers between bytecodes, so a C-level loop (a catastrophic ``re``
 match) cannot be interrupted in-process. A worker process can be: a parser past its time
 limit is killed and replaced, a parser that kills its process is a crash, and the next
-call gets a fresh worker.
+call gets a fresh worker. This module is the parent's side; the loop the worker runs is
+:mod:`.workerloop`.
 """
 
 from __future__ import annotations
@@ -14,16 +15,15 @@ import os
 import pickle
 import select
 import signal
-import sys
 import threading
 import weakref
 from collections.abc import Callable, Sequence
-from time import monotonic, thread_time
+from time import monotonic
 from typing import Any
 
 from ..errors import UsageError
 from ..formats import Format, get_format
-from .adapters import check_supported, describe_exception, invoke
+from .adapters import check_supported, describe_exception
 from .base import (
     DEFAULT_TIMEOUT,
     Edit,
@@ -34,28 +34,11 @@ from .base import (
     check_timeout,
 )
 from .origin import Origin, TraceRequest
-from .processes import (
-    become_subreaper,
-    die_with_parent,
-    guard_group,
-    in_main_thread,
-    kill_group,
-    kill_tree,
-    own_group,
-    run_kept,
-    thread_times,
-)
-from .repeats import invoke_repeating
-from .sanitise import sanitise_result
+from .processes import in_main_thread, kill_group, kill_tree, thread_times
 from .user_code import import_timeout, resolve_parser
+from .workerloop import PROTOCOL, worker_main
 
 __all__ = ["STARTUP_TIMEOUT", "FunctionTarget"]
-
-_PROTOCOL = pickle.HIGHEST_PROTOCOL
-
-FLUSH_INTERVAL = 0.005
-"""Seconds of finished results a worker holds before it sends them, within a batch: what a
-hang or a crash makes the parent run again on a fresh worker (results are the same)."""
 
 STARVED_WAIT = 10.0
 """A completion past its time limit that has not had its limit's worth of CPU because the
@@ -69,169 +52,6 @@ STARVED_PROBE = 0.05
 STARTUP_TIMEOUT = 60.0
 """Seconds a worker process may take to import the user's module and report ready (the
 default; ``REACTFUZZ_IMPORT_TIMEOUT`` overrides it)."""
-
-
-# ----------------------------------------------------------------- the worker process
-
-
-def _worker_main(conn: Any, spec: str, directory: str, fmt: Format, parent: int | None,
-                 progress: Any = None) -> None:
-    """The worker loop: resolve the parser, warm it up, then answer batches of completions.
-
-    A batch is one pickled list of completions (``send_bytes``). Results go back as one
-    pickled list per reply: at the end of the batch, or sooner once ``FLUSH_INTERVAL``
-    has passed since the last reply. Before each completion the worker writes to the
-    shared ``progress`` how many completions it has started and when the last one did,
-    so the parent can time each completion on its own and tell which one hung or killed
-    the worker, without a message per completion.
-
-    Runs in the child, as the leader of its own process group (stopping it kills what the
-    parser forked), dying with ``parent`` when one is given. SIGINT is ignored here (the
-    parent handles Ctrl-C and stops the worker) and SIGTERM kills; the loop ends on an
-    empty message, or when the parent's end of the pipe closes.
-    """
-    own_group()
-    become_subreaper()  # a parser's child that leaves the group stays this process's
-    if parent is not None:
-        die_with_parent(parent)
-    with contextlib.suppress(ValueError, OSError, AttributeError):
-        signal.signal(signal.SIGINT, signal.SIG_IGN)
-        signal.signal(signal.SIGTERM, signal.SIG_DFL)
-    guard_group()
-    # the loop runs in a child of this process: if the parser crashes it, this process
-    # kills what the parser left in sessions of its own before it ends the same way
-    run_kept(lambda: _serve(conn, spec, directory, fmt, progress), close=conn.close)
-
-
-def _serve(conn: Any, spec: str, directory: str, fmt: Format, progress: Any) -> None:
-    """The loop itself (see :func:`_worker_main`)."""
-    sys.path.insert(0, directory)
-    try:
-        fn = resolve_parser(spec, directory, probed=False)  # this worker is the probe
-    except BaseException as exc:  # report anything to the parent
-        message = str(exc) if isinstance(exc, UsageError) else describe_exception(exc)
-        with contextlib.suppress(Exception):
-            conn.send(("fail", message))
-        return
-    conn.send(("imported", None))  # what follows is the parser's, not the import's
-    # the parser's own prints and logs are not reactfuzz's output (one that prints
-    # megabytes a call, or logs a traceback for every refusal, would flood the run): its
-    # stdout and its Python-level stderr go nowhere from here on
-    _silence_output()
-    # one warm-up call before "ready", under the startup limit rather than the per-call one:
-    # a parser that imports its framework on first use would time out its first call in
-    # every fresh worker otherwise, and never get past it
-    with contextlib.suppress(Exception):
-        fn("")
-    conn.send(("ready", None))
-    started = 0
-    if progress is not None:
-        progress[3] = threading.get_native_id()  # whose CPU time the parent may read
-    seen: dict[Any, int] = {}  # the plain values read so far (see .repeats)
-    # the edits' texts and pieces so far: each comes once, then by number
-    texts: list[str] = []
-    pieces: list[str] = []
-    while True:
-        try:
-            message = conn.recv_bytes()
-        except (EOFError, OSError):
-            return
-        if not message:
-            return
-        pending: list[Any] = []
-        flushed = monotonic()
-        batch = pickle.loads(message)
-        # a list of completions, or edits (see FunctionTarget.run_edits): texts with
-        # pieces to insert, as numbers, whose parses may come back as repeats
-        if isinstance(batch, tuple):
-            offset, quick, count, new_texts, new_pieces, codes = batch
-            texts += new_texts
-            pieces += new_pieces
-            items: Sequence[Any] = range(count)
-        else:
-            offset, quick, items, codes = -1, 0.0, batch, []
-        j = 0  # where the next edit's numbers start in codes
-        for completion in items:
-            now = monotonic()
-            if pending and now - flushed >= FLUSH_INTERVAL:
-                if not _reply(conn, pending):
-                    return
-                pending, flushed = [], now
-            started += 1
-            # one read of the thread's CPU clock (a system call) a completion: the
-            # parent's time limit and the parse's own CPU time both start from it
-            cpu = thread_time()
-            if progress is not None:  # the times first: the parent reads the count first
-                progress[1], progress[2] = now, cpu
-                progress[0] = started
-            if offset >= 0:
-                # the text's number, how many pieces, then each piece's offset and number
-                text, k = texts[codes[j]], codes[j + 1]
-                j += 2
-                while k:  # as apply_edit builds it
-                    at = codes[j]
-                    text = text[:at] + pieces[codes[j + 1]] + text[at:]
-                    j += 2
-                    k -= 1
-                pending.append(invoke_repeating(fn, text, fmt, seen, offset, cpu, quick))
-                continue
-            traced = isinstance(completion, TraceRequest)
-            pending.append(sanitise_result(invoke(fn, str(completion), fmt, BaseException,
-                                                   trace=traced)))
-        if not _reply(conn, pending):
-            return
-
-
-def _silence_output() -> None:
-    """Send this process's stdout (the file descriptor and ``sys.stdout``) and
-    ``sys.stderr`` (logging, warnings, printed tracebacks) to /dev/null. The stderr file
-    descriptor stays: what the interpreter writes as it dies (a fatal error) still shows."""
-    with contextlib.suppress(OSError, ValueError, AttributeError):
-        null = os.open(os.devnull, os.O_WRONLY)
-        with contextlib.suppress(Exception):
-            sys.stdout.flush()
-            sys.stderr.flush()
-        os.dup2(null, 1)
-        os.close(null)
-        sys.stdout = open(os.devnull, "w")  # for the worker's whole life
-        was, sys.stderr = sys.stderr, open(os.devnull, "w")
-        import logging  # a framework's handlers made at import hold the stream they found
-
-        loggers = [logging.getLogger(), *logging.Logger.manager.loggerDict.values()]
-        for logger in loggers:
-            for handler in getattr(logger, "handlers", ()):
-                if isinstance(handler, logging.StreamHandler) and \
-                        handler.stream in (was, sys.__stderr__, sys.__stdout__):
-                    handler.setStream(sys.stderr)
-
-
-def _reply(conn: Any, results: list[Any]) -> bool:
-    """Send ``results`` as one message; ``False`` when the parent's end is gone."""
-    try:
-        data = pickle.dumps(results, _PROTOCOL)
-    except Exception:  # some Step holds something that does not pickle: say which
-        data = pickle.dumps([_picklable(r) for r in results], _PROTOCOL)
-    try:
-        conn.send_bytes(data)
-    except (EOFError, OSError):
-        return False
-    return True
-
-
-def _picklable(result: Any) -> Any:
-    if isinstance(result, tuple) and isinstance(result[1], ParseResult):
-        # a value read for the first time: its repeats are what it is sent as
-        return (result[0], _picklable(result[1]))
-    if not isinstance(result, ParseResult):
-        return result  # a repeat: numbers only
-    try:
-        pickle.dumps(result, _PROTOCOL)
-    except Exception as exc:
-        return ParseResult(
-            error=f"the parser's result cannot be sent back: {describe_exception(exc)}",
-            elapsed=result.elapsed,
-        )
-    return result
 
 
 class _Worker:
@@ -252,7 +72,7 @@ class _Worker:
         self.texts: dict[str, int] = {}
         self.pieces: dict[str, int] = {}
         self.process = ctx.Process(
-            target=_worker_main,
+            target=worker_main,
             args=(child_end, spec, directory, fmt, parent, self.progress),
             name=f"reactfuzz-worker[{spec}]",
             daemon=True,
@@ -552,7 +372,7 @@ class FunctionTarget(Target):
         payload: Any = [items[i] for i in todo] if not edits else \
             (worker.offset, quick, len(todo), *worker.numbered(items, todo))
         try:
-            worker.conn.send_bytes(pickle.dumps(payload, _PROTOCOL))
+            worker.conn.send_bytes(pickle.dumps(payload, PROTOCOL))
         except (OSError, EOFError):
             pass  # the worker is gone: reading below reports how
         got = 0
