@@ -210,6 +210,27 @@ def test_explore_draws_the_numbers_the_public_calls_draw() -> None:
     assert fast.random() == slow.random()
 
 
+def test_the_loops_drawer_draws_what_draw_inserts_draws() -> None:
+    """The exploration loop's drawer is ``draw_inserts`` without its per-call set-up: the
+    same inserts from the same generator, for bases with and without slots."""
+    import random
+
+    from reactfuzz.engine.mutation import Slots, draw_inserts, inserts_drawer
+    from reactfuzz.formats import get_format
+
+    fmt = get_format("bracket")
+    bases = [Slots("Thought: a longer thought line\nand one more\nAction: search[q]", fmt),
+             Slots("Thought: x\nAction: search[q]", fmt), Slots("Action: search[q]", fmt)]
+    pieces = ["Answer:", "x", "Action:", "Observation:", "y"]
+    for most in (1, 2, 3, 5):
+        fast, slow = random.Random(most), random.Random(most)
+        draw = inserts_drawer(fast, pieces, most)
+        for i in range(300):
+            slots = bases[i % len(bases)]
+            assert draw(slots) == draw_inserts(slow, pieces, most, slots)
+        assert fast.random() == slow.random()
+
+
 def test_a_user_target_explored_with_repeats_is_judged_as_in_full(
     agent_dir: Path, monkeypatch: pytest.MonkeyPatch,
 ) -> None:

@@ -53,7 +53,14 @@ from .coverage import Coverage
 from .events import EventSink, ExamplesRan, FindingFound, RunFinished, RunStarted
 from .example import examine
 from .growth import GROWTH_FLOOR
-from .mutation import TRACE_MAX_CHARS, Slots, apply_inserts, draw_inserts, safe_pieces
+from .mutation import (
+    TRACE_MAX_CHARS,
+    Slots,
+    apply_inserts,
+    draw_inserts,
+    inserts_drawer,
+    safe_pieces,
+)
 from .pool import map_unordered
 from .results import RunSummary, distinct
 from .search import FailureKey
@@ -297,7 +304,8 @@ def explore(config: ExploreConfig, emit: EventSink | None = None,
             return n
 
         below = getattr(rng, "_randbelow", rng.randrange)  # what randrange(n) calls
-        random_, guided, most = rng.random, config.guided, config.max_insertions
+        random_, guided = rng.random, config.guided
+        draw = inserts_drawer(rng, pieces, config.max_insertions)
         slow = GROWTH_FLOOR * config.time_limit
         quick = min(slow, CPU_TIMED)  # a repeat this quick needs no timing to be judged
         # bases whose parse (or a mutation's) was slow: the time check has its candidate,
@@ -334,8 +342,8 @@ def explore(config: ExploreConfig, emit: EventSink | None = None,
                                            base.slots or base.read_slots(fmt), kept)
                 else:
                     base = bases[below(n_bases)]  # rng.randrange(len(bases))
-                    inserts = [] if random_() < 0.25 else draw_inserts(
-                        rng, pieces, most, base.slots or base.read_slots(fmt))
+                    inserts = [] if random_() < 0.25 else draw(
+                        base.slots or base.read_slots(fmt))
                 drawn.append(base)
                 edits.append((base.text, inserts))
             if config.guided:

@@ -11,13 +11,14 @@ from __future__ import annotations
 
 import random
 from bisect import bisect_right
+from collections.abc import Callable
 
 from ..formats import Format
 from ..formats.grammars import grammar_parse
 from ..strategies import Scenario, adversarial_pieces
 
-__all__ = ["TRACE_MAX_CHARS", "Slots", "apply_inserts", "draw_inserts", "safe_pieces",
-           "thought_slots"]
+__all__ = ["TRACE_MAX_CHARS", "Slots", "apply_inserts", "draw_inserts", "inserts_drawer",
+           "safe_pieces", "thought_slots"]
 
 TRACE_MAX_CHARS = 4096
 """Guided exploration traces the parses of texts up to this long; longer bases get no
@@ -120,6 +121,41 @@ def draw_inserts(rng: random.Random, pieces: list[str], max_insertions: int, slo
         new += kept
     new.sort(reverse=True)
     return new
+
+
+def inserts_drawer(rng: random.Random, pieces: list[str], max_insertions: int
+                   ) -> Callable[[Slots], list[tuple[int, str]]]:
+    """``draw_inserts(rng, pieces, max_insertions, slots)`` as a function of ``slots``
+    alone, for a loop that draws thousands: what does not change from one draw to the
+    next (the bit lengths, the bound methods) is looked up once. The same numbers."""
+    if type(rng) is not random.Random or max_insertions < 1 or not pieces:
+        return lambda slots: draw_inserts(rng, pieces, max_insertions, slots)
+    bits = rng.getrandbits
+    n = len(pieces)
+    kn, km = n.bit_length(), max_insertions.bit_length()
+
+    def draw(slots: Slots) -> list[tuple[int, str]]:
+        total = slots.total
+        if not total:
+            return []
+        count = bits(km)
+        while count >= max_insertions:
+            count = bits(km)
+        kt, ends, shifts = slots.width, slots.ends, slots.shifts
+        new = []
+        for _ in range(count + 1):
+            offset = bits(kt)
+            while offset >= total:
+                offset = bits(kt)
+            which = bits(kn)
+            while which >= n:
+                which = bits(kn)
+            new.append((offset + shifts[bisect_right(ends, offset)], pieces[which]))
+        if count:  # one piece is in order already
+            new.sort(reverse=True)
+        return new
+
+    return draw
 
 
 def apply_inserts(sc: Scenario, inserts: list[tuple[int, str]]) -> Scenario:
