@@ -313,7 +313,7 @@ def explore(config: ExploreConfig, emit: EventSink | None = None,
         slow_bases: set[_Base] = set()
         # the bases one parse shows slow run first, once each and unmutated, then leave
         t_screen = time.perf_counter()
-        screened, first_pool = _screen(pool, target, slow)
+        screened, first_pool = _screen(pool, target, slow, quick)
         bases, first_run = [_Base(b) for b in screened], [_Base(b) for b in first_pool]
         result.pool_seconds += time.perf_counter() - t_screen  # part of making the pool
         ran = 0
@@ -441,19 +441,27 @@ def explore(config: ExploreConfig, emit: EventSink | None = None,
     return result
 
 
-def _is_slow(res: ParseResult, slow: float) -> bool:
+def _is_slow(res: ParseResult | Repeat, slow: float) -> bool:
     """Whether a parse timed out or took ``slow`` seconds (of CPU where it was measured:
-    a loaded machine does not make a base slow)."""
+    a loaded machine does not make a base slow); a bare repeat was quicker than that."""
+    if type(res) is int:
+        return False
+    if type(res) is tuple:
+        _, elapsed, cpu = res
+        return (cpu if cpu is not None else elapsed) >= slow
+    assert isinstance(res, ParseResult)
     return res.timed_out or (res.cpu if res.cpu is not None else res.elapsed) >= slow
 
 
-def _screen(pool: list[Scenario], target: Target,
-            slow: float) -> tuple[list[Scenario], list[Scenario]]:
+def _screen(pool: list[Scenario], target: Target, slow: float,
+            quick: float) -> tuple[list[Scenario], list[Scenario]]:
     """The pool without its slow bases, and those (in reverse, to pop): one parse of each
     base, untraced, finds them before any is mutated. A base that makes the parser
     backtrack would make most of its mutations run to the time limit, each a second or
-    more on a real parser; once, unmutated, it still gives the time check its candidate."""
-    parsed = target.run_many([b.completion for b in pool]) if pool else []
+    more on a real parser; once, unmutated, it still gives the time check its candidate.
+    The bases go as edits with nothing inserted, so that a worker reads each base's
+    parse here once and answers the loop's later ones as repeats of it."""
+    parsed = target.run_edits([(b.completion, ()) for b in pool], quick) if pool else []
     slowed = [_is_slow(r, slow) for r in parsed]
     fast = [b for b, late in zip(pool, slowed) if not late]
     if not fast:
