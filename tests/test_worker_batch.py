@@ -155,6 +155,27 @@ def test_edits_give_what_run_many_gives_on_their_texts(agent_dir: Path) -> None:
     assert _same(target.repeated(repeat[0])) == _same(first)
 
 
+def test_a_quick_repeat_comes_back_as_its_bare_index(agent_dir: Path) -> None:
+    """Given ``quick`` seconds, a repeat that took less is its index alone (a caller that
+    only tells slow parses apart needs no timing); it names the result a timed repeat of
+    the same edit names, and pieces, texts and raises are read as without it."""
+    from reactfuzz.targets.base import apply_edit
+
+    edits = [("Answer: 1", []), ("Answer: 1", [(9, " ")]), ("raise", []), ("raise", []),
+             ("Answer: 1", []), ("find x", [(5, "1"), (4, "!")]), ("find! 1x", [])]
+    with load_target("misbehaving:parse", "bracket", cwd=agent_dir) as target:
+        quick = target.run_edits(edits, quick=60.0)
+        timed = target.run_edits(edits)
+        full = [target.repeated(g if isinstance(g, int) else g[0])
+                if isinstance(g, (int, tuple)) else g for g in quick]
+        expected = target.run_many([apply_edit(e) for e in edits])
+    assert [type(g).__name__ for g in quick] == ["ParseResult", "int", "ParseResult", "int",
+                                                 "int", "ParseResult", "int"]
+    assert all(isinstance(g, tuple) and len(g) == 3 for g in timed)  # read in the first
+    assert [g for g in quick if isinstance(g, int)] == [timed[i][0] for i in (1, 3, 4, 6)]
+    assert [_same(r) for r in full] == [_same(r) for r in expected]
+
+
 def test_a_value_that_is_not_plain_is_never_a_repeat() -> None:
     from reactfuzz.targets.repeats import plain
 
@@ -187,6 +208,27 @@ def test_explore_draws_the_numbers_the_public_calls_draw() -> None:
                                          for _ in range(slow.randint(1, 3)))], reverse=True)
         assert draw_inserts(fast, pieces, 3, slots, kept) == public
     assert fast.random() == slow.random()
+
+
+def test_the_loops_drawer_draws_what_draw_inserts_draws() -> None:
+    """The exploration loop's drawer is ``draw_inserts`` without its per-call set-up: the
+    same inserts from the same generator, for bases with and without slots."""
+    import random
+
+    from reactfuzz.engine.mutation import Slots, draw_inserts, inserts_drawer
+    from reactfuzz.formats import get_format
+
+    fmt = get_format("bracket")
+    bases = [Slots("Thought: a longer thought line\nand one more\nAction: search[q]", fmt),
+             Slots("Thought: x\nAction: search[q]", fmt), Slots("Action: search[q]", fmt)]
+    pieces = ["Answer:", "x", "Action:", "Observation:", "y"]
+    for most in (1, 2, 3, 5):
+        fast, slow = random.Random(most), random.Random(most)
+        draw = inserts_drawer(fast, pieces, most)
+        for i in range(300):
+            slots = bases[i % len(bases)]
+            assert draw(slots) == draw_inserts(slow, pieces, most, slots)
+        assert fast.random() == slow.random()
 
 
 def test_a_user_target_explored_with_repeats_is_judged_as_in_full(

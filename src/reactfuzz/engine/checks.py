@@ -26,6 +26,7 @@ from ..dispatch import Crashed, Executed, Finished, Outcome, Rejected
 from ..errors import UsageError
 from ..fixes import CLEAN_MISREAD, LINEAR, SCHEMA, STOP
 from ..formats import Format
+from ..formats.family import line_start_re
 from ..kinds import DISAGREEMENT_SEVERITY, DISAGREEMENTS, SEVERITY
 from ..limits import id_problem, time_allowed
 from ..model import Call, FinalAnswer, Step
@@ -331,7 +332,8 @@ def _bounded_time(inp: CheckInput) -> Failure | None:
 
 
 def _observation_at_line_start(text: str, fmt: Format) -> re.Match[str] | None:
-    return fmt.line_start_re("observation").search(text)
+    # fmt.line_start_re("observation"), without gathering every label's word each time
+    return line_start_re((fmt.labels.observation,), True, True).search(text)
 
 
 @check("no-fabricated-observation",
@@ -359,7 +361,10 @@ def _no_fabricated(inp: CheckInput) -> Failure | None:
 @check("no-silent-drop", "a valid intent the format can carry is not refused",
        kinds=("silent-drop",), severity=SEVERITY["silent-drop"], fast=True)
 def _no_silent_drop(inp: CheckInput) -> Failure | None:
-    return _verdict_check("silent-drop")(inp)
+    return _SILENT_DROP(inp)
+
+
+_SILENT_DROP = _verdict_check("silent-drop")  # made once, not once an example
 
 
 def _names_no_kind(step: Step | None) -> bool:
@@ -376,7 +381,10 @@ def _names_no_kind(step: Step | None) -> bool:
 def _right_rejection(inp: CheckInput) -> Failure | None:
     if _names_no_kind(inp.step):
         return None
-    return _verdict_check("wrong-rejection")(inp)
+    return _WRONG_REJECTION(inp)
+
+
+_WRONG_REJECTION = _verdict_check("wrong-rejection")
 
 
 _GENERIC = re.compile(r"^\W*(invalid|error|failed|bad|parse error|could not parse)\W*$", re.I)

@@ -28,7 +28,7 @@ from ..tools import ToolRegistry
 from .advice import advice_for
 from .checks import Check, CheckInput, Failure
 from .corpus import AcceptableSpec, Finding, IntentSpec, OriginSpec, pick_examples
-from .growth import measure_growth
+from .growth import GROWTH_FLOOR, measure_growth
 from .rootcause import with_origin
 
 __all__ = ["Decided", "Example", "decide_example", "examine", "prefetch_origins",
@@ -156,6 +156,7 @@ def examine(
         streamed = stream_parse(target, pieces, eager=stream == "eager")
     growth = None
     if (isinstance(target, Target) and not result.timed_out
+            and result.elapsed >= GROWTH_FLOOR * time_limit  # else no growth is measured
             and any(c.id == "bounded-time" for c in checks)):
         growth = measure_growth(target, scenario.completion, result, time_limit)
     inp = CheckInput(

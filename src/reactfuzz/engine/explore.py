@@ -42,8 +42,9 @@ from ..strategies import (
     scenarios,
 )
 from ..targets import ParseResult, Target, load_target
-from ..targets.base import Repeat
+from ..targets.base import Repeat, apply_edit
 from ..targets.origin import TraceRequest
+from ..targets.repeats import CPU_TIMED
 from ..tools import ToolRegistry
 from .checks import fast_checks
 from .config import FuzzConfig, Plan, operator_seed, require_applicable, resolve
@@ -52,7 +53,14 @@ from .coverage import Coverage
 from .events import EventSink, ExamplesRan, FindingFound, RunFinished, RunStarted
 from .example import examine
 from .growth import GROWTH_FLOOR
-from .mutation import TRACE_MAX_CHARS, Slots, apply_inserts, draw_inserts, safe_pieces
+from .mutation import (
+    TRACE_MAX_CHARS,
+    Slots,
+    apply_inserts,
+    draw_inserts,
+    inserts_drawer,
+    safe_pieces,
+)
 from .pool import map_unordered
 from .results import RunSummary, distinct
 from .search import FailureKey
@@ -277,16 +285,12 @@ def explore(config: ExploreConfig, emit: EventSink | None = None,
         pieces = safe_pieces(fmt)
         coverage = Coverage()
         # guided: mutations that reached new lines, as (base, inserts) to mutate further
-        favoured: list[tuple[Scenario, list[tuple[int, str]]]] = []
+        favoured: list[tuple[_Base, list[tuple[int, str]]]] = []
         # a few candidates per way of failing; which bug each is, is settled after the loop
         failing: dict[Group, list[tuple[Scenario, list[tuple[int, str]]]]] = {}
         counts: dict[Group, int] = {}
-        # what a base's mutations made of each distinct parse: a mutation only adds to the
-        # thought, so one that parses as an earlier one of its base is judged as it was
-        judged: dict[tuple[int, int], list[Any] | None] = {}
         # per way of failing: [failing scenarios, up to two (base, inserts) candidates]
         tallies: dict[Group, list[Any]] = {}
-        slots: dict[int, Slots] = {}
         # what each repeat a target answered with stands for: its fingerprint's number
         repeats: dict[int, tuple[int | None, ParseResult]] = {}
         # fingerprints by number: a key of two numbers hashes faster than a Step's fields
@@ -300,14 +304,17 @@ def explore(config: ExploreConfig, emit: EventSink | None = None,
             return n
 
         below = getattr(rng, "_randbelow", rng.randrange)  # what randrange(n) calls
-        random_, guided, most = rng.random, config.guided, config.max_insertions
+        random_, guided = rng.random, config.guided
+        draw = inserts_drawer(rng, pieces, config.max_insertions)
         slow = GROWTH_FLOOR * config.time_limit
+        quick = min(slow, CPU_TIMED)  # a repeat this quick needs no timing to be judged
         # bases whose parse (or a mutation's) was slow: the time check has its candidate,
         # and more of them would spend the run at the time limit (a backtracking parser)
-        slow_bases: set[int] = set()
+        slow_bases: set[_Base] = set()
         # the bases one parse shows slow run first, once each and unmutated, then leave
         t_screen = time.perf_counter()
-        pool, first_run = _screen(pool, target, slow)
+        screened, first_pool = _screen(pool, target, slow, quick)
+        bases, first_run = [_Base(b) for b in screened], [_Base(b) for b in first_pool]
         result.pool_seconds += time.perf_counter() - t_screen  # part of making the pool
         ran = 0
         t1, c1 = time.perf_counter(), time.thread_time()
@@ -315,12 +322,15 @@ def explore(config: ExploreConfig, emit: EventSink | None = None,
                     else GUIDED_BATCH if config.guided else target.batch)
         for first in range(0, config.scenarios, batch):
             if slow_bases:
-                pool = [b for b in pool if id(b) not in slow_bases]
-                favoured = [f for f in favoured if id(f[0]) not in slow_bases]
+                bases = [b for b in bases if b not in slow_bases]
+                favoured = [f for f in favoured if f[0] not in slow_bases]
                 slow_bases.clear()
-                if not pool:
+                if not bases:
                     break
-            drawn: list[tuple[Scenario, list[tuple[int, str]]]] = []
+            n_bases = len(bases)
+            # the draws: which base, and the pieces its mutation inserts (none: the base)
+            drawn: list[_Base] = []
+            edits: list[tuple[str, list[tuple[int, str]]]] = []
             for _ in range(min(batch, config.scenarios - first)):
                 if first_run:
                     base, inserts = first_run.pop(), []
@@ -329,27 +339,35 @@ def explore(config: ExploreConfig, emit: EventSink | None = None,
                     n = len(favoured)
                     base, kept = favoured[max(rng.randrange(n), rng.randrange(n))]
                     inserts = draw_inserts(rng, pieces, config.max_insertions,
-                                       _slots_of(slots, base, fmt), kept)
+                                           base.slots or base.read_slots(fmt), kept)
                 else:
-                    base = pool[below(len(pool))]  # rng.randrange(len(pool))
-                    inserts = [] if random_() < 0.25 else draw_inserts(
-                        rng, pieces, most, slots.get(id(base)) or _slots_of(slots, base, fmt))
-                drawn.append((base, inserts))
+                    base = bases[below(n_bases)]  # rng.randrange(len(bases))
+                    inserts = [] if random_() < 0.25 else draw(
+                        base.slots or base.read_slots(fmt))
+                drawn.append(base)
+                edits.append((base.text, inserts))
             if config.guided:
                 # a traced parse costs in proportion to the lines it runs: a 16 kB text of
                 # a size operator through a pure-Python parser takes seconds, so long texts
                 # are parsed untraced (what they reach is not counted)
-                texts = [apply_inserts(b, ins).completion if ins else b.completion
-                         for b, ins in drawn]
+                texts = [apply_edit(e) for e in edits]
                 parsed: list[ParseResult | Repeat] = list(target.run_many(
                     [TraceRequest(t) if len(t) <= TRACE_MAX_CHARS else t for t in texts]))
             else:
                 # the texts are built where they are parsed (a worker, for a user's parser)
-                parsed = target.run_edits([(b.completion, ins) for b, ins in drawn])
+                # a repeat quicker than that comes back as its bare index: not slow
+                parsed = target.run_edits(edits, quick)
             ran += len(drawn)
-            for i, ((base, inserts), got) in enumerate(zip(drawn, parsed), first):
-                if type(got) is tuple:  # a parse that gave what an earlier one gave
+            res: ParseResult | None
+            for i, (base, (_, inserts), got) in enumerate(zip(drawn, edits, parsed), first):
+                # a parse that gave what an earlier one gave: its index (and timing)
+                if type(got) is int:
+                    index, elapsed, cpu = got, 0.0, None  # timed below ``quick``
+                elif type(got) is tuple:
                     index, elapsed, cpu = got
+                else:
+                    index, res = -1, got  # type: ignore[assignment]
+                if index >= 0:
                     memo = repeats.get(index)
                     if memo is None:
                         known = target.repeated(index)
@@ -358,10 +376,8 @@ def explore(config: ExploreConfig, emit: EventSink | None = None,
                         memo = repeats[index] = (None if fp is None else numbered(fp), known)
                     fpn, known = memo
                     res = None if elapsed < slow else _again(known, elapsed, cpu)
-                else:
-                    res = got  # type: ignore[assignment]
                 if res is not None:
-                    if (config.guided and res.origin is not None
+                    if (guided and res.origin is not None
                             and coverage.add(res.origin.path)):
                         # a base that reached new lines on its own is a stepping stone
                         # too: kept, no later mutation of another base reaching the same
@@ -370,26 +386,28 @@ def explore(config: ExploreConfig, emit: EventSink | None = None,
                     fp = _fingerprint(res, slow)
                     fpn = None if fp is None else numbered(fp)
                     if res.timed_out or res.elapsed >= slow:
-                        slow_bases.add(id(base))
-                key = None if fpn is None else (id(base), fpn)
-                group = judged.get(key, _UNJUDGED) if key is not None else _UNJUDGED
+                        slow_bases.add(base)
+                # what the base's mutations made of each distinct parse: a mutation only
+                # adds to the thought, so one that parses as an earlier one of its base
+                # is judged as it was
+                group = base.judged.get(fpn, _UNJUDGED) if fpn is not None else _UNJUDGED
                 if group is _UNJUDGED:
                     if res is None:
                         res = _again(known, elapsed, cpu)
-                    sc = apply_inserts(base, inserts) if inserts else base
-                    ex = examine(sc, target, fmt, registry, dispatcher, checks,
-                                 time_limit=config.time_limit, attribute=False, parsed=res,
-                                 keyed=False)
+                    sc = base.scenario
+                    ex = examine(apply_inserts(sc, inserts) if inserts else sc, target, fmt,
+                                 registry, dispatcher, checks, time_limit=config.time_limit,
+                                 attribute=False, parsed=res, keyed=False)
                     # how it failed: check, failure kind, operator and how the parse went
                     group = None if ex.failure is None else tallies.setdefault(
-                        (ex.check or "", ex.failure.kind, base.abuse, *_coarse(res)), [0])
-                    if key is not None:
-                        judged[key] = group
+                        (ex.check or "", ex.failure.kind, sc.abuse, *_coarse(res)), [0])
+                    if fpn is not None:
+                        base.judged[fpn] = group
                 if group is not None:
                     result.failing += 1
                     group[0] += 1
                     if len(group) < 3:  # the first two candidates of the way of failing
-                        group.append((base, inserts))
+                        group.append((base.scenario, inserts))
                 if i % 5000 == 4999:
                     emit(ExamplesRan(config.target, "", i + 1, result.failing))
         result.scenarios = ran
@@ -423,19 +441,27 @@ def explore(config: ExploreConfig, emit: EventSink | None = None,
     return result
 
 
-def _is_slow(res: ParseResult, slow: float) -> bool:
+def _is_slow(res: ParseResult | Repeat, slow: float) -> bool:
     """Whether a parse timed out or took ``slow`` seconds (of CPU where it was measured:
-    a loaded machine does not make a base slow)."""
+    a loaded machine does not make a base slow); a bare repeat was quicker than that."""
+    if type(res) is int:
+        return False
+    if type(res) is tuple:
+        _, elapsed, cpu = res
+        return (cpu if cpu is not None else elapsed) >= slow
+    assert isinstance(res, ParseResult)
     return res.timed_out or (res.cpu if res.cpu is not None else res.elapsed) >= slow
 
 
-def _screen(pool: list[Scenario], target: Target,
-            slow: float) -> tuple[list[Scenario], list[Scenario]]:
+def _screen(pool: list[Scenario], target: Target, slow: float,
+            quick: float) -> tuple[list[Scenario], list[Scenario]]:
     """The pool without its slow bases, and those (in reverse, to pop): one parse of each
     base, untraced, finds them before any is mutated. A base that makes the parser
     backtrack would make most of its mutations run to the time limit, each a second or
-    more on a real parser; once, unmutated, it still gives the time check its candidate."""
-    parsed = target.run_many([b.completion for b in pool]) if pool else []
+    more on a real parser; once, unmutated, it still gives the time check its candidate.
+    The bases go as edits with nothing inserted, so that a worker reads each base's
+    parse here once and answers the loop's later ones as repeats of it."""
+    parsed = target.run_edits([(b.completion, ()) for b in pool], quick) if pool else []
     slowed = [_is_slow(r, slow) for r in parsed]
     fast = [b for b, late in zip(pool, slowed) if not late]
     if not fast:
@@ -443,11 +469,22 @@ def _screen(pool: list[Scenario], target: Target,
     return fast, [b for b, late in zip(pool, slowed) if late][::-1]
 
 
-def _slots_of(cache: dict[int, Slots], base: Scenario, fmt: Format) -> Slots:
-    slots = cache.get(id(base))
-    if slots is None:
-        slots = cache[id(base)] = Slots(base.completion, fmt)
-    return slots
+class _Base:
+    """A base of the pool as the loop keeps it: its scenario and text, its slots (read on
+    its first mutation), and what each distinct parse of its mutations was judged, by
+    fingerprint number (a way of failing, or ``None``): one look-up a scenario."""
+
+    __slots__ = ("judged", "scenario", "slots", "text")
+
+    def __init__(self, scenario: Scenario) -> None:
+        self.scenario, self.text = scenario, scenario.completion
+        self.slots: Slots | None = None
+        self.judged: dict[int, list[Any] | None] = {}
+
+    def read_slots(self, fmt: Format) -> Slots:
+        """The base's slots, read now (once: a base keeps them)."""
+        self.slots = Slots(self.text, fmt)
+        return self.slots
 
 
 def _add_finding(result: ExploreResult, finding: Finding, config: ExploreConfig,

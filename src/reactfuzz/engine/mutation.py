@@ -11,13 +11,14 @@ from __future__ import annotations
 
 import random
 from bisect import bisect_right
+from collections.abc import Callable
 
 from ..formats import Format
 from ..formats.grammars import grammar_parse
 from ..strategies import Scenario, adversarial_pieces
 
-__all__ = ["TRACE_MAX_CHARS", "Slots", "apply_inserts", "draw_inserts", "safe_pieces",
-           "thought_slots"]
+__all__ = ["TRACE_MAX_CHARS", "Slots", "apply_inserts", "draw_inserts", "inserts_drawer",
+           "safe_pieces", "thought_slots"]
 
 TRACE_MAX_CHARS = 4096
 """Guided exploration traces the parses of texts up to this long; longer bases get no
@@ -31,12 +32,15 @@ class Slots:
     tell from the call then) or the base is long. Kept as runs, so that the n-th offset is
     found without a list of them all; computed once per base."""
 
-    __slots__ = ("ends", "starts", "total")
+    __slots__ = ("ends", "shifts", "starts", "total", "width")
 
     def __init__(self, text: str, fmt: Format) -> None:
         self.starts: list[int] = []
         self.ends: list[int] = []  # how many offsets the runs up to this one hold
+        # what the n-th offset adds to n, by run: the n-th offset is n plus its run's shift
+        self.shifts: list[int] = []
         self.total = 0
+        self.width = 0  # the bits of ``total``: what a draw below it asks getrandbits for
         if len(text) > TRACE_MAX_CHARS:
             return
         step = grammar_parse(text, fmt)
@@ -55,14 +59,15 @@ class Slots:
             first, last = at + 1, min(at + len(line), end - 1)
             if last >= first:
                 self.starts.append(first)
+                self.shifts.append(first - self.total)
                 self.total += last - first + 1
                 self.ends.append(self.total)
             pos = at + len(line)
+        self.width = self.total.bit_length()
 
     def at(self, n: int) -> int:
         """The ``n``-th offset (0-based, ``n < total``)."""
-        i = bisect_right(self.ends, n)
-        return self.starts[i] + n - (self.ends[i - 1] if i else 0)
+        return n + self.shifts[bisect_right(self.ends, n)]
 
 
 def thought_slots(text: str, fmt: Format) -> list[int]:
@@ -98,11 +103,11 @@ def draw_inserts(rng: random.Random, pieces: list[str], max_insertions: int, slo
     else:
         bits = rng.getrandbits
         total, n = slots.total, len(pieces)
-        kt, kn, km = total.bit_length(), n.bit_length(), max_insertions.bit_length()
+        kt, kn, km = slots.width, n.bit_length(), max_insertions.bit_length()
         count = bits(km)
         while count >= max_insertions:
             count = bits(km)
-        at = slots.at
+        ends, shifts = slots.ends, slots.shifts  # slots.at(offset), without a call each
         new = []
         for _ in range(count + 1):
             offset = bits(kt)
@@ -111,11 +116,46 @@ def draw_inserts(rng: random.Random, pieces: list[str], max_insertions: int, slo
             which = bits(kn)
             while which >= n:
                 which = bits(kn)
-            new.append((at(offset), pieces[which]))
+            new.append((offset + shifts[bisect_right(ends, offset)], pieces[which]))
     if kept:
         new += kept
     new.sort(reverse=True)
     return new
+
+
+def inserts_drawer(rng: random.Random, pieces: list[str], max_insertions: int
+                   ) -> Callable[[Slots], list[tuple[int, str]]]:
+    """``draw_inserts(rng, pieces, max_insertions, slots)`` as a function of ``slots``
+    alone, for a loop that draws thousands: what does not change from one draw to the
+    next (the bit lengths, the bound methods) is looked up once. The same numbers."""
+    if type(rng) is not random.Random or max_insertions < 1 or not pieces:
+        return lambda slots: draw_inserts(rng, pieces, max_insertions, slots)
+    bits = rng.getrandbits
+    n = len(pieces)
+    kn, km = n.bit_length(), max_insertions.bit_length()
+
+    def draw(slots: Slots) -> list[tuple[int, str]]:
+        total = slots.total
+        if not total:
+            return []
+        count = bits(km)
+        while count >= max_insertions:
+            count = bits(km)
+        kt, ends, shifts = slots.width, slots.ends, slots.shifts
+        new = []
+        for _ in range(count + 1):
+            offset = bits(kt)
+            while offset >= total:
+                offset = bits(kt)
+            which = bits(kn)
+            while which >= n:
+                which = bits(kn)
+            new.append((offset + shifts[bisect_right(ends, offset)], pieces[which]))
+        if count:  # one piece is in order already
+            new.sort(reverse=True)
+        return new
+
+    return draw
 
 
 def apply_inserts(sc: Scenario, inserts: list[tuple[int, str]]) -> Scenario:

@@ -78,10 +78,12 @@ Edit = tuple[str, Sequence[tuple[int, str]]]
 """A text and pieces to insert into it: ``(offset, piece)`` pairs, offsets of the text
 itself, right to left (highest offset first), so that each stays valid."""
 
-Repeat = tuple[int, float, "float | None"]
+Repeat = int | tuple[int, float, "float | None"]
 """A parse that gave what an earlier one gave: ``(index, elapsed, cpu)``, the index of
 that result in :meth:`Target.repeated`, with this parse's own timing (``cpu`` may be
-``None`` for a parse too short to time on a CPU clock, see :mod:`.repeats`)."""
+``None`` for a parse too short to time on a CPU clock, see :mod:`.repeats`); or the bare
+``index`` of one that took less than the ``quick`` seconds :meth:`Target.run_edits` was
+given (a caller that only tells slow parses apart needs no more of it)."""
 
 
 def apply_edit(edit: Edit) -> str:
@@ -139,10 +141,12 @@ class Target(abc.ABC):
         """
         return [self.run(c) for c in completions]
 
-    def run_edits(self, edits: Sequence[Edit]) -> list[ParseResult | Repeat]:
+    def run_edits(self, edits: Sequence[Edit], quick: float = 0.0
+                  ) -> list[ParseResult | Repeat]:
         """Parse each edit's text (:func:`apply_edit`), as :meth:`run_many` would; a target
         may answer a parse that gave exactly what an earlier one gave with a
-        :data:`Repeat` (a worker process then neither adapts nor sends it again)."""
+        :data:`Repeat` (a worker process then neither adapts nor sends it again), and one
+        that took less than ``quick`` seconds with its bare index."""
         return list(self.run_many([apply_edit(e) for e in edits]))
 
     def repeated(self, index: int) -> ParseResult:

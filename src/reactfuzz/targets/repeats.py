@@ -64,21 +64,28 @@ def raised_key(exc: BaseException) -> tuple[Any, ...] | None:
 
 
 def invoke_repeating(fn: Callable[[str], Any], completion: str, fmt: Format,
-                     seen: dict[Any, int], offset: int
-                     ) -> ParseResult | tuple[int, ParseResult] | Repeat:
+                     seen: dict[Any, int], offset: int, cpu_start: float | None = None,
+                     quick: float = 0.0) -> ParseResult | tuple[int, ParseResult] | Repeat:
     """Call ``fn`` once, as :func:`~.adapters.invoke` does (anything it raises is data).
 
     A plain value already in ``seen`` is a :data:`~.base.Repeat` (its index, plus
-    ``offset``); a new plain one is read and kept, and comes back with its index; any
-    other value, or a raise, is an ordinary result.
+    ``offset``; the bare index when the call took less than ``quick`` seconds); a new
+    plain one is read and kept, and comes back with its index; any other value, or a
+    raise, is an ordinary result. ``cpu_start`` is the thread's CPU time just read by the
+    caller (a worker reads it for its progress anyway), so that the call does not read
+    that clock, a system call, a second time.
     """
-    start, cpu_start = perf_counter(), thread_time()
+    if cpu_start is None:
+        cpu_start = thread_time()
+    start = perf_counter()
     try:
         value = fn(completion)
         if plain(value):
             index = seen.get(value)
             if index is not None:
                 elapsed = perf_counter() - start
+                if elapsed < quick:
+                    return index + offset
                 # a thread's CPU clock costs a system call, and a parse this short is
                 # never timed on it (growth is measured only on a slow one)
                 return (index + offset, elapsed,
@@ -86,13 +93,16 @@ def invoke_repeating(fn: Callable[[str], Any], completion: str, fmt: Format,
         else:
             index = -1
         step = adapt(value, fmt)
-    except BaseException as exc:  # everything is data in a worker (see worker._serve)
-        elapsed, cpu = perf_counter() - start, thread_time() - cpu_start
+    except BaseException as exc:  # everything is data in a worker (see workerloop._serve)
+        elapsed = perf_counter() - start
         key = raised_key(exc)
         index = seen.get(key) if key is not None else None
-        if index is not None:
-            return (index + offset, elapsed, cpu)
-        raised = sanitise_result(raised_result(exc, elapsed, cpu))
+        if index is not None:  # a repeat, as above
+            if elapsed < quick:
+                return index + offset
+            return (index + offset, elapsed,
+                    thread_time() - cpu_start if elapsed >= CPU_TIMED else None)
+        raised = sanitise_result(raised_result(exc, elapsed, thread_time() - cpu_start))
         if key is not None and len(seen) < MAX_KEPT:
             seen[key] = index = len(seen)
             return (index + offset, raised)

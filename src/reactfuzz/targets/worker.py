@@ -3,7 +3,8 @@
 Python runs signal handlers between bytecodes, so a C-level loop (a catastrophic ``re``
 match) cannot be interrupted in-process. A worker process can be: a parser past its time
 limit is killed and replaced, a parser that kills its process is a crash, and the next
-call gets a fresh worker.
+call gets a fresh worker. This module is the parent's side; the loop the worker runs is
+:mod:`.workerloop`.
 """
 
 from __future__ import annotations
@@ -14,16 +15,15 @@ import os
 import pickle
 import select
 import signal
-import sys
 import threading
 import weakref
 from collections.abc import Callable, Sequence
-from time import monotonic, thread_time
+from time import monotonic
 from typing import Any
 
 from ..errors import UsageError
 from ..formats import Format, get_format
-from .adapters import check_supported, describe_exception, invoke
+from .adapters import check_supported, describe_exception
 from .base import (
     DEFAULT_TIMEOUT,
     Edit,
@@ -34,28 +34,11 @@ from .base import (
     check_timeout,
 )
 from .origin import Origin, TraceRequest
-from .processes import (
-    become_subreaper,
-    die_with_parent,
-    guard_group,
-    in_main_thread,
-    kill_group,
-    kill_tree,
-    own_group,
-    run_kept,
-    thread_times,
-)
-from .repeats import invoke_repeating
-from .sanitise import sanitise_result
+from .processes import in_main_thread, kill_group, kill_tree, thread_times
 from .user_code import import_timeout, resolve_parser
+from .workerloop import PROTOCOL, worker_main
 
 __all__ = ["STARTUP_TIMEOUT", "FunctionTarget"]
-
-_PROTOCOL = pickle.HIGHEST_PROTOCOL
-
-FLUSH_INTERVAL = 0.005
-"""Seconds of finished results a worker holds before it sends them, within a batch: what a
-hang or a crash makes the parent run again on a fresh worker (results are the same)."""
 
 STARVED_WAIT = 10.0
 """A completion past its time limit that has not had its limit's worth of CPU because the
@@ -69,156 +52,6 @@ STARVED_PROBE = 0.05
 STARTUP_TIMEOUT = 60.0
 """Seconds a worker process may take to import the user's module and report ready (the
 default; ``REACTFUZZ_IMPORT_TIMEOUT`` overrides it)."""
-
-
-# ----------------------------------------------------------------- the worker process
-
-
-def _worker_main(conn: Any, spec: str, directory: str, fmt: Format, parent: int | None,
-                 progress: Any = None) -> None:
-    """The worker loop: resolve the parser, warm it up, then answer batches of completions.
-
-    A batch is one pickled list of completions (``send_bytes``). Results go back as one
-    pickled list per reply: at the end of the batch, or sooner once ``FLUSH_INTERVAL``
-    has passed since the last reply. Before each completion the worker writes to the
-    shared ``progress`` how many completions it has started and when the last one did,
-    so the parent can time each completion on its own and tell which one hung or killed
-    the worker, without a message per completion.
-
-    Runs in the child, as the leader of its own process group (stopping it kills what the
-    parser forked), dying with ``parent`` when one is given. SIGINT is ignored here (the
-    parent handles Ctrl-C and stops the worker) and SIGTERM kills; the loop ends on an
-    empty message, or when the parent's end of the pipe closes.
-    """
-    own_group()
-    become_subreaper()  # a parser's child that leaves the group stays this process's
-    if parent is not None:
-        die_with_parent(parent)
-    with contextlib.suppress(ValueError, OSError, AttributeError):
-        signal.signal(signal.SIGINT, signal.SIG_IGN)
-        signal.signal(signal.SIGTERM, signal.SIG_DFL)
-    guard_group()
-    # the loop runs in a child of this process: if the parser crashes it, this process
-    # kills what the parser left in sessions of its own before it ends the same way
-    run_kept(lambda: _serve(conn, spec, directory, fmt, progress), close=conn.close)
-
-
-def _serve(conn: Any, spec: str, directory: str, fmt: Format, progress: Any) -> None:
-    """The loop itself (see :func:`_worker_main`)."""
-    sys.path.insert(0, directory)
-    try:
-        fn = resolve_parser(spec, directory, probed=False)  # this worker is the probe
-    except BaseException as exc:  # report anything to the parent
-        message = str(exc) if isinstance(exc, UsageError) else describe_exception(exc)
-        with contextlib.suppress(Exception):
-            conn.send(("fail", message))
-        return
-    conn.send(("imported", None))  # what follows is the parser's, not the import's
-    # the parser's own prints and logs are not reactfuzz's output (one that prints
-    # megabytes a call, or logs a traceback for every refusal, would flood the run): its
-    # stdout and its Python-level stderr go nowhere from here on
-    _silence_output()
-    # one warm-up call before "ready", under the startup limit rather than the per-call one:
-    # a parser that imports its framework on first use would time out its first call in
-    # every fresh worker otherwise, and never get past it
-    with contextlib.suppress(Exception):
-        fn("")
-    conn.send(("ready", None))
-    started = 0
-    if progress is not None:
-        progress[3] = threading.get_native_id()  # whose CPU time the parent may read
-    seen: dict[Any, int] = {}  # the plain values read so far (see .repeats)
-    texts: list[str] = []  # the edits' texts so far: a text comes once, then by number
-    while True:
-        try:
-            message = conn.recv_bytes()
-        except (EOFError, OSError):
-            return
-        if not message:
-            return
-        pending: list[Any] = []
-        flushed = monotonic()
-        batch = pickle.loads(message)
-        # a list of completions, or (offset, edits): texts with pieces to insert, whose
-        # parses may come back as repeats
-        offset, edits = batch if isinstance(batch, tuple) else (-1, batch)
-        for completion in edits:
-            now = monotonic()
-            if pending and now - flushed >= FLUSH_INTERVAL:
-                if not _reply(conn, pending):
-                    return
-                pending, flushed = [], now
-            started += 1
-            if progress is not None:  # the times first: the parent reads the count first
-                progress[1], progress[2] = now, thread_time()
-                progress[0] = started
-            if offset >= 0:
-                text, inserts = completion
-                if type(text) is int:
-                    text = texts[text]
-                else:
-                    texts.append(text)
-                for at, piece in inserts:  # as apply_edit builds it
-                    text = text[:at] + piece + text[at:]
-                pending.append(invoke_repeating(fn, text, fmt, seen, offset))
-                continue
-            traced = isinstance(completion, TraceRequest)
-            pending.append(sanitise_result(invoke(fn, str(completion), fmt, BaseException,
-                                                   trace=traced)))
-        if not _reply(conn, pending):
-            return
-
-
-def _silence_output() -> None:
-    """Send this process's stdout (the file descriptor and ``sys.stdout``) and
-    ``sys.stderr`` (logging, warnings, printed tracebacks) to /dev/null. The stderr file
-    descriptor stays: what the interpreter writes as it dies (a fatal error) still shows."""
-    with contextlib.suppress(OSError, ValueError, AttributeError):
-        null = os.open(os.devnull, os.O_WRONLY)
-        with contextlib.suppress(Exception):
-            sys.stdout.flush()
-            sys.stderr.flush()
-        os.dup2(null, 1)
-        os.close(null)
-        sys.stdout = open(os.devnull, "w")  # for the worker's whole life
-        was, sys.stderr = sys.stderr, open(os.devnull, "w")
-        import logging  # a framework's handlers made at import hold the stream they found
-
-        loggers = [logging.getLogger(), *logging.Logger.manager.loggerDict.values()]
-        for logger in loggers:
-            for handler in getattr(logger, "handlers", ()):
-                if isinstance(handler, logging.StreamHandler) and \
-                        handler.stream in (was, sys.__stderr__, sys.__stdout__):
-                    handler.setStream(sys.stderr)
-
-
-def _reply(conn: Any, results: list[Any]) -> bool:
-    """Send ``results`` as one message; ``False`` when the parent's end is gone."""
-    try:
-        data = pickle.dumps(results, _PROTOCOL)
-    except Exception:  # some Step holds something that does not pickle: say which
-        data = pickle.dumps([_picklable(r) for r in results], _PROTOCOL)
-    try:
-        conn.send_bytes(data)
-    except (EOFError, OSError):
-        return False
-    return True
-
-
-def _picklable(result: Any) -> Any:
-    if isinstance(result, tuple) and isinstance(result[1], ParseResult):
-        # a value read for the first time: its repeats are what it is sent as
-        return (result[0], _picklable(result[1]))
-    if not isinstance(result, ParseResult):
-        return result  # a repeat: numbers only
-    try:
-        pickle.dumps(result, _PROTOCOL)
-    except Exception as exc:
-        return ParseResult(
-            error=f"the parser's result cannot be sent back: {describe_exception(exc)}",
-            elapsed=result.elapsed,
-        )
-    return result
 
 
 class _Worker:
@@ -235,9 +68,11 @@ class _Worker:
         self.progress = ctx.RawArray("d", 4)
         self.started = 0  # completions started as of the last batch the parent sent
         self.offset = 0  # what its repeats' indices start from (see FunctionTarget)
-        self.texts: dict[str, int] = {}  # the edits' texts sent to it, by number
+        # the edits' texts and pieces sent to it, by number
+        self.texts: dict[str, int] = {}
+        self.pieces: dict[str, int] = {}
         self.process = ctx.Process(
-            target=_worker_main,
+            target=worker_main,
             args=(child_end, spec, directory, fmt, parent, self.progress),
             name=f"reactfuzz-worker[{spec}]",
             daemon=True,
@@ -251,20 +86,34 @@ class _Worker:
         self._poller.register(self.conn.fileno(), select.POLLIN)
         self._look: tuple[float, float, float, float] | None = None  # see ``starved``
 
-    def numbered(self, edits: Sequence[Edit], todo: list[int]) -> list[Any]:
-        """The edits ``todo`` as sent to this worker: a text it has had already goes as its
-        number (a base's text crosses once, not once per mutation)."""
-        known = self.texts
-        out: list[Any] = []
+    def numbered(self, edits: Sequence[Edit], todo: list[int]
+                 ) -> tuple[list[str], list[str], list[int]]:
+        """The edits ``todo`` as sent to this worker: the texts and the pieces it has not
+        had yet, and every edit as numbers (its text's, how many pieces, then each piece's
+        offset and number). A base's text crosses once, not once per mutation, and a batch
+        is one flat list of small integers, which pickle writes and reads without making
+        an object per edit."""
+        texts, pieces = self.texts, self.pieces
+        new_texts: list[str] = []
+        new_pieces: list[str] = []
+        codes: list[int] = []
+        add = codes.append
         for i in todo:
             text, inserts = edits[i]
-            ref = known.get(text)
+            ref = texts.get(text)
             if ref is None:
-                known[text] = len(known)
-                out.append(edits[i])
-            else:
-                out.append((ref, inserts))
-        return out
+                ref = texts[text] = len(texts)
+                new_texts.append(text)
+            add(ref)
+            add(len(inserts))
+            for at, piece in inserts:
+                number = pieces.get(piece)
+                if number is None:
+                    number = pieces[piece] = len(pieces)
+                    new_pieces.append(piece)
+                add(at)
+                add(number)
+        return new_texts, new_pieces, codes
 
     def running(self) -> tuple[int, float]:
         """How many completions the worker has started, and when the last one started."""
@@ -480,18 +329,19 @@ class FunctionTarget(Target):
         # an unreadable result is the caller's error, raised where ``run`` would raise it
         return [check_supported(r, self.name, c) for r, c in zip(results, completions)]
 
-    def run_edits(self, edits: Sequence[Edit]) -> list[ParseResult | Repeat]:
+    def run_edits(self, edits: Sequence[Edit], quick: float = 0.0
+                  ) -> list[ParseResult | Repeat]:
         """:meth:`run_many` of the edits' texts, built in the worker, which answers a parse
         whose plain return value it has read before with a :data:`~.base.Repeat` (see
-        :mod:`.repeats`); time limits, hangs and crashes as in :meth:`run_many`."""
+        :mod:`.repeats`; its bare index when the parse took less than ``quick`` seconds);
+        time limits, hangs and crashes as in :meth:`run_many`."""
         def limit(i: int) -> float | None:
             text, inserts = edits[i]
             return self.limit_for(text + "".join(p for _, p in inserts))  # as long as it
 
-        results = self._run_all(edits, limit, True)
+        results = self._run_all(edits, limit, True, quick)
         for r, e in zip(results, edits):
-            step = r.step if type(r) is not tuple else None
-            if step is not None and step.invalid is not None:
+            if isinstance(r, ParseResult) and r.step is not None and r.step.invalid is not None:
                 check_supported(r, self.name, apply_edit(e))  # the text only when it raises
         return results
 
@@ -500,7 +350,7 @@ class FunctionTarget(Target):
         return self._known[index]
 
     def _run_all(self, items: Sequence[Any], limit: Callable[[int], float | None],
-                 edits: bool) -> list[Any]:
+                 edits: bool, quick: float = 0.0) -> list[Any]:
         """Every item's result, over as many workers as hangs and crashes take."""
         with self._lock:
             if self._closed:
@@ -508,21 +358,21 @@ class FunctionTarget(Target):
             results: list[Any] = [None] * len(items)
             todo = list(range(len(items)))
             while todo:
-                todo = self._batch(items, limit, todo, results, edits)
+                todo = self._batch(items, limit, todo, results, edits, quick)
         return results
 
     def _batch(self, items: Sequence[Any], limit_of: Callable[[int], float | None],
                todo: list[int],
-               results: list[Any], edits: bool) -> list[int]:
+               results: list[Any], edits: bool, quick: float) -> list[int]:
         """Run ``todo`` on one worker; the indices left to run when the worker was lost."""
         worker = self._worker()
         base = worker.started
         worker.started += len(todo)
         sent = monotonic()
-        payload = [items[i] for i in todo] if not edits else worker.numbered(items, todo)
+        payload: Any = [items[i] for i in todo] if not edits else \
+            (worker.offset, quick, len(todo), *worker.numbered(items, todo))
         try:
-            worker.conn.send_bytes(pickle.dumps((worker.offset, payload) if edits else payload,
-                                                _PROTOCOL))
+            worker.conn.send_bytes(pickle.dumps(payload, PROTOCOL))
         except (OSError, EOFError):
             pass  # the worker is gone: reading below reports how
         got = 0
@@ -589,7 +439,10 @@ class FunctionTarget(Target):
             return all(isinstance(r, ParseResult) for r in reply)
         at = len(self._known)
         for r in reply:
-            if type(r) is tuple:
+            if type(r) is int:  # a quick repeat
+                if not 0 <= r < at:
+                    return False
+            elif type(r) is tuple:
                 n = len(r)
                 if n == 3:
                     if not 0 <= r[0] < at:
