@@ -248,3 +248,25 @@ def test_bench_completions_file_errors_name_the_line(tmp_path, text: str, messag
     path.write_text(text, encoding="utf-8")
     with pytest.raises(InputFileError, match=message.replace("[", r"\[")):
         read_completions(str(path))
+
+
+def test_the_loop_calls_a_parse_slow_by_its_cpu_time_where_it_worked() -> None:
+    """A loaded machine stretches a working parse's wall time, not its CPU time: the loop
+    judges slowness as the time check does, so load neither makes nor hides a slow base; a
+    parse that sleeps (next to no CPU) is judged by its wall time."""
+    from reactfuzz.engine.explore import _is_slow
+    from reactfuzz.model import Step
+    from reactfuzz.targets import ParseResult
+
+    def parsed(elapsed: float, cpu: float | None = None) -> ParseResult:
+        return ParseResult(Step(answer="a"), elapsed=elapsed, cpu=cpu)
+
+    slow = 0.25
+    stretched = parsed(elapsed=1.0, cpu=0.2)  # a fifth of the CPU: four hogs beside it
+    assert not _is_slow(stretched, slow) and not _is_slow((0, 1.0, 0.2), slow)
+    working = parsed(elapsed=1.0, cpu=0.3)
+    assert _is_slow(working, slow) and _is_slow((0, 1.0, 0.3), slow)
+    sleeping = parsed(elapsed=1.0, cpu=0.001)
+    assert _is_slow(sleeping, slow) and _is_slow((0, 1.0, 0.001), slow)
+    assert _is_slow(parsed(elapsed=0.3), slow)  # not measured: the wall clock
+    assert not _is_slow(7, slow)  # a bare repeat came back quicker than that

@@ -52,7 +52,7 @@ from .corpus import Finding, iter_corpus, merge_by_root, save_finding
 from .coverage import Coverage
 from .events import EventSink, ExamplesRan, FindingFound, RunFinished, RunStarted
 from .example import examine
-from .growth import GROWTH_FLOOR
+from .growth import CPU_BOUND, GROWTH_FLOOR
 from .mutation import (
     TRACE_MAX_CHARS,
     Slots,
@@ -217,7 +217,7 @@ def _fingerprint(res: ParseResult, slow: float) -> Hashable | None:
     """What the checks of one base's mutations depend on in a parse: the Step without its
     thought (a mutation only adds to the thought), or what the parser raised. ``None`` for
     a parse that timed out or was slow (its time is part of what is judged)."""
-    if res.timed_out or res.elapsed >= slow:
+    if _is_slow(res, slow):
         return None
     step = res.step
     if step is None:
@@ -371,11 +371,12 @@ def explore(config: ExploreConfig, emit: EventSink | None = None,
                     memo = repeats.get(index)
                     if memo is None:
                         known = target.repeated(index)
-                        fp = _fingerprint(known if known.elapsed < slow
-                                          else replace(known, elapsed=0.0), slow)
+                        fp = _fingerprint(known if not _is_slow(known, slow)
+                                          else replace(known, elapsed=0.0, cpu=None), slow)
                         memo = repeats[index] = (None if fp is None else numbered(fp), known)
                     fpn, known = memo
-                    res = None if elapsed < slow else _again(known, elapsed, cpu)
+                    res = (None if _took(elapsed, cpu) < slow
+                           else _again(known, elapsed, cpu))
                 if res is not None:
                     if (guided and res.origin is not None
                             and coverage.add(res.origin.path)):
@@ -385,7 +386,7 @@ def explore(config: ExploreConfig, emit: EventSink | None = None,
                         favoured.append((base, inserts))
                     fp = _fingerprint(res, slow)
                     fpn = None if fp is None else numbered(fp)
-                    if res.timed_out or res.elapsed >= slow:
+                    if _is_slow(res, slow):
                         slow_bases.add(base)
                 # what the base's mutations made of each distinct parse: a mutation only
                 # adds to the thought, so one that parses as an earlier one of its base
@@ -441,16 +442,23 @@ def explore(config: ExploreConfig, emit: EventSink | None = None,
     return result
 
 
+def _took(elapsed: float, cpu: float | None) -> float:
+    """A parse's time as the time check reads it: its CPU time where it was measured and
+    the parse worked (a loaded machine stretches the wall clock, not that), else its wall
+    time (a parser that sleeps or waits spends next to no CPU and is still slow)."""
+    return cpu if cpu is not None and cpu >= CPU_BOUND * elapsed else elapsed
+
+
 def _is_slow(res: ParseResult | Repeat, slow: float) -> bool:
-    """Whether a parse timed out or took ``slow`` seconds (of CPU where it was measured:
-    a loaded machine does not make a base slow); a bare repeat was quicker than that."""
+    """Whether a parse timed out or took ``slow`` seconds (:func:`_took`: of CPU where it
+    worked, so a loaded machine does not make a base slow); a bare repeat was quicker."""
     if type(res) is int:
         return False
     if type(res) is tuple:
         _, elapsed, cpu = res
-        return (cpu if cpu is not None else elapsed) >= slow
+        return _took(elapsed, cpu) >= slow
     assert isinstance(res, ParseResult)
-    return res.timed_out or (res.cpu if res.cpu is not None else res.elapsed) >= slow
+    return res.timed_out or _took(res.elapsed, res.cpu) >= slow
 
 
 def _screen(pool: list[Scenario], target: Target, slow: float,
