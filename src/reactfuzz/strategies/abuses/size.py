@@ -380,8 +380,9 @@ def _own_labels(fmt: Format) -> list[str]:
     applies=lambda f: writes_label("action")(f) and bool(_own_labels(f)) and bool(
         representable(Call.named("f", a="x Action: b"), f)),
     needs="an action label the format writes, which a text argument can hold",
-    breaks_none_because="the classic regexes match the action once, from a line start or "
-    "the first label: linear in the argument",
+    # the short runs are a label quoted in an argument: a reader that finds the answer
+    # label anywhere answers with what follows it
+    breaks=("classic-bracket", "classic-action-input"),
     advice=Advice(
         "Find each label once, at a line start, and read the argument to its own end (`^Label:"
         " (.*)$` with MULTILINE, not `findall(\"Label:(.*?)\\n\")` over the whole text): a label"
@@ -394,7 +395,8 @@ def _label_run_argument(ctx: Context) -> Writing:
     # half the runs repeat the action label, the one readers search the whole text for
     label = ctx.draw(st.sampled_from(labels)) if ctx.draw(st.booleans()) else labels[0]
     n = run_length(ctx)
-    value = "x " + " ".join([label] * max(1, n // (len(label) + 1)))
+    # twice at least: a label quoted with text after it, at any run length
+    value = "x " + " ".join([label] * max(2, n // (len(label) + 1)))
     intent = Call.named(base.tool, **(base.kwargs() | {name: value}))
     assume(validates(ctx.registry, intent))
     assume(representable(intent, ctx.fmt))
