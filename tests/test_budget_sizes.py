@@ -148,19 +148,21 @@ def parse(completion):
 '''
 
 
+def _bounded_time_findings(source: str, fmt: str, tmp_path: Path, scale: int) -> list[str]:
+    """The bounded-time findings of ``size.repeated-call-start`` on a parser written from
+    ``source``, at ``scale`` times the default budget."""
+    (tmp_path / "slowparser.py").write_text(source)
+    config = FuzzConfig(targets=["slowparser:parse"], format=fmt, cwd=str(tmp_path),
+                        checks=["bounded-time"], abuses=["size.repeated-call-start"],
+                        seed=1, max_examples=scale * DEFAULT_MAX_EXAMPLES, time_limit=0.1,
+                        format_fit=False, replay_corpus=False)
+    return [json.dumps(f.model_dump(mode="json")) for f in run_fuzz(config).findings]
+
+
 @pytest.mark.slow
 def test_only_the_larger_budget_finds_a_quadratic_parse(tmp_path: Path) -> None:
-    (tmp_path / "quadratic.py").write_text(QUADRATIC)
-
-    def bounded_time_findings(max_examples: int) -> list[str]:
-        config = FuzzConfig(targets=["quadratic:parse"], format="bracket", cwd=str(tmp_path),
-                            checks=["bounded-time"], abuses=["size.repeated-call-start"],
-                            seed=1, max_examples=max_examples, time_limit=0.1,
-                            format_fit=False, replay_corpus=False)
-        return [json.dumps(f.model_dump(mode="json")) for f in run_fuzz(config).findings]
-
-    assert bounded_time_findings(DEFAULT_MAX_EXAMPLES) == []
-    found = bounded_time_findings(10 * DEFAULT_MAX_EXAMPLES)
+    assert _bounded_time_findings(QUADRATIC, "bracket", tmp_path, 1) == []
+    found = _bounded_time_findings(QUADRATIC, "bracket", tmp_path, 10)
     assert len(found) == 1 and "longer than" in found[0]
 
 
@@ -182,17 +184,8 @@ def parse(completion):
 @pytest.mark.slow
 def test_the_larger_budget_times_unclosed_call_starts_in_a_tag_format_s_message(
         tmp_path: Path) -> None:
-    (tmp_path / "unclosed.py").write_text(QUADRATIC_UNCLOSED)
-
-    def bounded_time_findings(max_examples: int) -> list[str]:
-        config = FuzzConfig(targets=["unclosed:parse"], format="tool-call", cwd=str(tmp_path),
-                            checks=["bounded-time"], abuses=["size.repeated-call-start"],
-                            seed=1, max_examples=max_examples, time_limit=0.1,
-                            format_fit=False, replay_corpus=False)
-        return [json.dumps(f.model_dump(mode="json")) for f in run_fuzz(config).findings]
-
-    assert bounded_time_findings(DEFAULT_MAX_EXAMPLES) == []
-    found = bounded_time_findings(10 * DEFAULT_MAX_EXAMPLES)
+    assert _bounded_time_findings(QUADRATIC_UNCLOSED, "tool-call", tmp_path, 1) == []
+    found = _bounded_time_findings(QUADRATIC_UNCLOSED, "tool-call", tmp_path, 10)
     assert len(found) == 1 and "longer than" in found[0] and "</tool_call>" not in found[0]
 
 
