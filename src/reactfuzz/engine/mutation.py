@@ -101,22 +101,7 @@ def draw_inserts(rng: random.Random, pieces: list[str], max_insertions: int, slo
         new = [(slots.at(rng.randrange(slots.total)), rng.choice(pieces))
                for _ in range(rng.randint(1, max_insertions))]
     else:
-        bits = rng.getrandbits
-        total, n = slots.total, len(pieces)
-        kt, kn, km = slots.width, n.bit_length(), max_insertions.bit_length()
-        count = bits(km)
-        while count >= max_insertions:
-            count = bits(km)
-        ends, shifts = slots.ends, slots.shifts  # slots.at(offset), without a call each
-        new = []
-        for _ in range(count + 1):
-            offset = bits(kt)
-            while offset >= total:
-                offset = bits(kt)
-            which = bits(kn)
-            while which >= n:
-                which = bits(kn)
-            new.append((offset + shifts[bisect_right(ends, offset)], pieces[which]))
+        new = inserts_drawer(rng, pieces, max_insertions)(slots)
     if kept:
         new += kept
     new.sort(reverse=True)
