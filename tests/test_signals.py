@@ -674,3 +674,26 @@ def test_a_sigterm_inside_a_finaliser_at_startup_comes_again_outside_it(where: s
     assert r.returncode == 0, r.stderr
     assert "terminated outside the finaliser" in r.stdout
     assert "Exception ignored" not in r.stderr
+
+
+def test_an_interrupt_wrapped_while_a_module_loads_is_one_line(monkeypatch, capsys) -> None:
+    """Python 3.11 wraps a KeyboardInterrupt that lands inside a class's ``__set_name__``
+    (a dataclass field of Hypothesis, imported when a command starts) in a RuntimeError:
+    it is still an interrupt, one line and 130, while any other RuntimeError stays one."""
+    import reactfuzz.cli.fuzz as fuzz_cli
+    from reactfuzz.cli import interrupt_behind, main
+
+    def interrupted_import(args: object) -> int:
+        try:
+            raise KeyboardInterrupt
+        except KeyboardInterrupt as e:
+            raise RuntimeError("Error calling __set_name__ on 'Field' instance") from e
+
+    monkeypatch.setattr(fuzz_cli, "_cmd_fuzz", interrupted_import)
+    assert main(["fuzz", "--parser", "classic-bracket", "--no-corpus"]) == 130
+    assert capsys.readouterr().err.strip() == "reactfuzz: interrupted"
+    assert interrupt_behind(RuntimeError("x")) is None
+    try:
+        raise ValueError("not an interrupt") from RuntimeError("y")
+    except ValueError as e:
+        assert interrupt_behind(e) is None

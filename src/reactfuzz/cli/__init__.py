@@ -18,7 +18,7 @@ from ..errors import ReactfuzzError
 from ..textsafe import safe_stream
 from .arguments import build_parser
 
-__all__ = ["main"]
+__all__ = ["interrupt_behind", "main"]
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -54,6 +54,25 @@ def _main(argv: Sequence[str] | None) -> int:
         return _interrupted(e)
     except BrokenPipeError:
         return 0
+    except Exception as e:
+        stop = interrupt_behind(e)
+        if stop is None:
+            raise
+        return _interrupted(stop)
+
+
+def interrupt_behind(exc: BaseException) -> KeyboardInterrupt | None:
+    """The Ctrl-C or SIGTERM that directly caused ``exc``, if one did: Python 3.11 wraps
+    one that lands inside a class's ``__set_name__`` (a dataclass field, while a command
+    imports Hypothesis) in a RuntimeError, which would otherwise end the run with a
+    traceback instead of one line."""
+    seen = 0
+    cause = exc.__cause__
+    while cause is not None and seen < 8:
+        if isinstance(cause, KeyboardInterrupt):
+            return cause
+        cause, seen = cause.__cause__, seen + 1
+    return None
 
 
 def entry() -> None:
@@ -62,6 +81,11 @@ def entry() -> None:
         code = main()
     except KeyboardInterrupt as e:  # outside main's own handling: at its start or end
         code = _interrupted(e)
+    except Exception as e:  # one wrapped while a module loads, outside main's handling
+        stop = interrupt_behind(e)
+        if stop is None:
+            raise
+        code = _interrupted(stop)
     _settled()
     sys.exit(code)
 
