@@ -148,11 +148,13 @@ def parse(completion):
 '''
 
 
-def _bounded_time_findings(source: str, fmt: str, tmp_path: Path, scale: int) -> list[str]:
+def _bounded_time_findings(source: str, module: str, fmt: str, tmp_path: Path,
+                           scale: int) -> list[str]:
     """The bounded-time findings of ``size.repeated-call-start`` on a parser written from
-    ``source``, at ``scale`` times the default budget."""
-    (tmp_path / "slowparser.py").write_text(source)
-    config = FuzzConfig(targets=["slowparser:parse"], format=fmt, cwd=str(tmp_path),
+    ``source`` as ``module`` (a name of its own: a module is imported once a process),
+    at ``scale`` times the default budget."""
+    (tmp_path / f"{module}.py").write_text(source)
+    config = FuzzConfig(targets=[f"{module}:parse"], format=fmt, cwd=str(tmp_path),
                         checks=["bounded-time"], abuses=["size.repeated-call-start"],
                         seed=1, max_examples=scale * DEFAULT_MAX_EXAMPLES, time_limit=0.1,
                         format_fit=False, replay_corpus=False)
@@ -161,14 +163,16 @@ def _bounded_time_findings(source: str, fmt: str, tmp_path: Path, scale: int) ->
 
 @pytest.mark.slow
 def test_only_the_larger_budget_finds_a_quadratic_parse(tmp_path: Path) -> None:
-    assert _bounded_time_findings(QUADRATIC, "bracket", tmp_path, 1) == []
-    found = _bounded_time_findings(QUADRATIC, "bracket", tmp_path, 10)
+    assert _bounded_time_findings(QUADRATIC, "quadratic", "bracket", tmp_path, 1) == []
+    found = _bounded_time_findings(QUADRATIC, "quadratic", "bracket", tmp_path, 10)
     assert len(found) == 1 and "longer than" in found[0]
 
 
 # a tag-format reader that is quadratic only in a message with no call closing (a lazy
 # `<tool_call>(.*?)</tool_call>` tried from every opener): the repeats must reach the
-# message itself, since a tag format writes no thought before an answer
+# message itself, since a tag format writes no thought before an answer. 0.015 s at 16 kB
+# (more room under the share whose growth is measured than QUADRATIC's), 1.5 s at ten
+# times that: past the larger budget's limit
 QUADRATIC_UNCLOSED = '''
 import json, time
 def parse(completion):
@@ -176,7 +180,7 @@ def parse(completion):
         body = completion.split("<tool_call>")[-1].split("</tool_call>")[0]
         call = json.loads(body)
         return ("action", (call["name"], call["arguments"]))
-    time.sleep(0.02 * (len(completion) / 16384) ** 2)
+    time.sleep(0.015 * (len(completion) / 16384) ** 2)
     return ("final", completion)
 '''
 
@@ -184,8 +188,9 @@ def parse(completion):
 @pytest.mark.slow
 def test_the_larger_budget_times_unclosed_call_starts_in_a_tag_format_s_message(
         tmp_path: Path) -> None:
-    assert _bounded_time_findings(QUADRATIC_UNCLOSED, "tool-call", tmp_path, 1) == []
-    found = _bounded_time_findings(QUADRATIC_UNCLOSED, "tool-call", tmp_path, 10)
+    assert _bounded_time_findings(QUADRATIC_UNCLOSED, "unclosed", "tool-call", tmp_path,
+                                  1) == []
+    found = _bounded_time_findings(QUADRATIC_UNCLOSED, "unclosed", "tool-call", tmp_path, 10)
     assert len(found) == 1 and "longer than" in found[0] and "</tool_call>" not in found[0]
 
 
