@@ -52,7 +52,7 @@ from .corpus import Finding, iter_corpus, merge_by_root, save_finding
 from .coverage import Coverage
 from .events import EventSink, ExamplesRan, FindingFound, RunFinished, RunStarted
 from .example import examine
-from .growth import CPU_BOUND, GROWTH_FLOOR
+from .growth import GROWTH_FLOOR, worked
 from .mutation import (
     TRACE_MAX_CHARS,
     Slots,
@@ -443,10 +443,10 @@ def explore(config: ExploreConfig, emit: EventSink | None = None,
 
 
 def _took(elapsed: float, cpu: float | None) -> float:
-    """A parse's time as the time check reads it: its CPU time where it was measured and
-    the parse worked (a loaded machine stretches the wall clock, not that), else its wall
-    time (a parser that sleeps or waits spends next to no CPU and is still slow)."""
-    return cpu if cpu is not None and cpu >= CPU_BOUND * elapsed else elapsed
+    """A parse's time as the time check reads it: its CPU time where it :func:`worked`
+    (a loaded machine stretches the wall clock, not that), else its wall time (a parser
+    that sleeps or waits spends next to no CPU and is still slow)."""
+    return cpu if cpu is not None and worked(elapsed, cpu) else elapsed
 
 
 def _is_slow(res: ParseResult | Repeat, slow: float) -> bool:

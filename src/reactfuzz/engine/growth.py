@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from ..targets import ParseResult, Target
 
 __all__ = ["GROWTH_FLOOR", "GROWTH_MIN_LENGTH", "GROWTH_RATIO", "Growth", "measure_growth",
-           "quarter"]
+           "quarter", "worked"]
 
 GROWTH_MIN_LENGTH = 8192
 """The shortest input whose growth is measured: its quarter keeps a kilobyte at each end,
@@ -79,13 +79,18 @@ gives a working parse a quarter of it, while a parse that sleeps or waits spends
 none."""
 
 
+def worked(elapsed: float, cpu: float | None) -> bool:
+    """Whether a parse measured its CPU time and spent a working share of its wall time on
+    it (:data:`CPU_BOUND`): its time is then read on the CPU clock, which load does not
+    stretch; a parse that sleeps or waits is read on the wall clock."""
+    return cpu is not None and cpu >= CPU_BOUND * elapsed
+
+
 def _work(long_runs: list[ParseResult], short_runs: list[ParseResult]) -> bool:
-    """Whether every parse measured its CPU time and the long ones spent a working share
-    of their wall time on it."""
+    """Whether every parse measured its CPU time and the long ones :func:`worked`."""
     runs = [r for r in long_runs + short_runs if not r.timed_out]
     return all(r.cpu is not None for r in runs) and all(
-        r.cpu is not None and r.cpu >= CPU_BOUND * r.elapsed for r in long_runs
-        if not r.timed_out)
+        worked(r.elapsed, r.cpu) for r in long_runs if not r.timed_out)
 
 
 def _seconds(results: list[ParseResult], cpu: bool) -> float:
