@@ -32,10 +32,9 @@ class Slots:
     tell from the call then) or the base is long. Kept as runs, so that the n-th offset is
     found without a list of them all; computed once per base."""
 
-    __slots__ = ("ends", "shifts", "starts", "total", "width")
+    __slots__ = ("ends", "shifts", "total", "width")
 
     def __init__(self, text: str, fmt: Format) -> None:
-        self.starts: list[int] = []
         self.ends: list[int] = []  # how many offsets the runs up to this one hold
         # what the n-th offset adds to n, by run: the n-th offset is n plus its run's shift
         self.shifts: list[int] = []
@@ -58,7 +57,6 @@ class Slots:
                 continue
             first, last = at + 1, min(at + len(line), end - 1)
             if last >= first:
-                self.starts.append(first)
                 self.shifts.append(first - self.total)
                 self.total += last - first + 1
                 self.ends.append(self.total)
