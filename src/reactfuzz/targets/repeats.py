@@ -63,6 +63,16 @@ def raised_key(exc: BaseException) -> tuple[Any, ...] | None:
     return ("raised", kind, exc.args, tuple(frames))
 
 
+def _repeat(index: int, elapsed: float, cpu_start: float, quick: float) -> Repeat:
+    """A parse that repeated the result numbered ``index``: the bare index when it took
+    less than ``quick`` seconds, else its timing too. A thread's CPU clock costs a system
+    call, and a parse shorter than :data:`CPU_TIMED` is never timed on it (growth is
+    measured only on a slow one)."""
+    if elapsed < quick:
+        return index
+    return (index, elapsed, thread_time() - cpu_start if elapsed >= CPU_TIMED else None)
+
+
 def invoke_repeating(fn: Callable[[str], Any], completion: str, fmt: Format,
                      seen: dict[Any, int], offset: int, cpu_start: float | None = None,
                      quick: float = 0.0) -> ParseResult | tuple[int, ParseResult] | Repeat:
@@ -83,13 +93,7 @@ def invoke_repeating(fn: Callable[[str], Any], completion: str, fmt: Format,
         if plain(value):
             index = seen.get(value)
             if index is not None:
-                elapsed = perf_counter() - start
-                if elapsed < quick:
-                    return index + offset
-                # a thread's CPU clock costs a system call, and a parse this short is
-                # never timed on it (growth is measured only on a slow one)
-                return (index + offset, elapsed,
-                        thread_time() - cpu_start if elapsed >= CPU_TIMED else None)
+                return _repeat(index + offset, perf_counter() - start, cpu_start, quick)
         else:
             index = -1
         step = adapt(value, fmt)
@@ -98,10 +102,7 @@ def invoke_repeating(fn: Callable[[str], Any], completion: str, fmt: Format,
         key = raised_key(exc)
         index = seen.get(key) if key is not None else None
         if index is not None:  # a repeat, as above
-            if elapsed < quick:
-                return index + offset
-            return (index + offset, elapsed,
-                    thread_time() - cpu_start if elapsed >= CPU_TIMED else None)
+            return _repeat(index + offset, elapsed, cpu_start, quick)
         raised = sanitise_result(raised_result(exc, elapsed, thread_time() - cpu_start))
         if key is not None and len(seen) < MAX_KEPT:
             seen[key] = index = len(seen)
