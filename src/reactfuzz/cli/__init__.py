@@ -55,10 +55,7 @@ def _main(argv: Sequence[str] | None) -> int:
     except BrokenPipeError:
         return 0
     except Exception as e:
-        stop = interrupt_behind(e)
-        if stop is None:
-            raise
-        return _interrupted(stop)
+        return _interrupted_or_raise(e)
 
 
 def interrupt_behind(exc: BaseException) -> KeyboardInterrupt | None:
@@ -82,10 +79,7 @@ def entry() -> None:
     except KeyboardInterrupt as e:  # outside main's own handling: at its start or end
         code = _interrupted(e)
     except Exception as e:  # one wrapped while a module loads, outside main's handling
-        stop = interrupt_behind(e)
-        if stop is None:
-            raise
-        code = _interrupted(stop)
+        code = _interrupted_or_raise(e)
     _settled()
     sys.exit(code)
 
@@ -101,6 +95,15 @@ def _settled() -> None:
             pass
         except (ValueError, OSError):  # not the main thread, or no such signal here
             pass
+
+
+def _interrupted_or_raise(exc: Exception) -> int:
+    """:func:`_interrupted` for the interrupt behind ``exc`` (:func:`interrupt_behind`);
+    ``exc`` itself, raised again, when no interrupt caused it."""
+    stop = interrupt_behind(exc)
+    if stop is None:
+        raise exc
+    return _interrupted(stop)
 
 
 def _interrupted(exc: KeyboardInterrupt) -> int:
