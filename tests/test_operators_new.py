@@ -86,6 +86,8 @@ APPLIES = {
     "json.comment": JSON_FORMATS,
     "json.label-in-string": JSON_FORMATS,
     "json.scalar-args": JSON_FORMATS,
+    "json.template-braces": JSON_FORMATS,
+    "json.python-set": JSON_FORMATS,
     "content.lenient-json": JSON_FORMATS,
     # a tag format's answer is unmarked text: answer + action is a thought and an action
     "order.answer-and-action": set(BUILTIN_FORMATS) - TAG_FORMATS - XML_FORMATS - BARE,

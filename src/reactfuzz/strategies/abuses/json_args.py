@@ -216,3 +216,63 @@ def _scalar_args(ctx: Context) -> Writing:
     assume(validates(ctx.registry, intent))
     text, start, end, _ = _blob(ctx, intent)
     return Writing(intent, with_json(text, start, end, written), Expectation(ANY_REFUSAL))
+
+
+LITERAL_FALLBACK: str = (
+    "Catch every error of the fallback decoder (`ast.literal_eval` raises TypeError,"
+    " MemoryError and RecursionError as well as ValueError and SyntaxError) and keep only"
+    " values JSON can write (no set, bytes or complex), refusing the rest with a message.")
+"""The fix for a Python-literal fallback that lets errors or non-JSON values through."""
+
+
+@register_abuse(
+    "json.template-braces", family="json",
+    description="the call's JSON with every brace doubled (`{{\"query\": \"x\"}}`), as a "
+    "prompt template escapes braces for `str.format`, Jinja or LangChain and a model "
+    "copies them; the whole call object or its arguments",
+    why="JSON refuses it; a fallback to `ast.literal_eval` reads `{{...}}` as a set holding "
+    "a dict and raises TypeError (unhashable), which `except (ValueError, SyntaxError)` "
+    "lets out: the request fails instead of the call being refused",
+    expects="refused (unparseable / malformed-arg), or the intended call",
+    applies=lambda f: f.family.json_arguments,
+    breaks_none_because="no classic regex design reads JSON arguments",
+    advice=Advice(LITERAL_FALLBACK, STRICT_JSON),
+)
+def _template_braces(ctx: Context) -> Writing:
+    base = ctx.call(lambda t: single_arg_ok(ctx.fmt, t))
+    text = ctx.render(base)
+    outer = outer_value(text, base) if base.names else None
+    if outer is None or ctx.draw(st.booleans()):
+        start, end, _ = args_object(text, base)
+    else:
+        start, end = outer
+    doubled = text[start:end].replace("{", "{{").replace("}", "}}")
+    return Writing(base, text[:start] + doubled + text[end:],
+                   Expectation(frozenset({"unparseable", "malformed-arg"})))
+
+
+@register_abuse(
+    "json.python-set", family="json",
+    description="an argument written as a Python set of words (`{'query': {'paris', "
+    "'hotels'}}`) in arguments written as a Python dict, as a model that writes Python puts "
+    "braces where several values are due",
+    why="`ast.literal_eval` (the usual fallback after `json.loads`) reads it as a set, which "
+    "no JSON encoder writes: the call goes on and `json.dumps` of its arguments raises "
+    "TypeError later, outside any parse error handling",
+    expects="refused (malformed-arg / unparseable)",
+    applies=lambda f: f.family.json_arguments,
+    breaks_none_because="no classic regex design reads JSON arguments",
+    advice=Advice(LITERAL_FALLBACK, STRICT_JSON),
+)
+def _python_set(ctx: Context) -> Writing:
+    base, name = free_call(ctx)
+    text, start, end, obj = _blob(ctx, base)
+    words = ctx.draw(st.lists(st.sampled_from(["paris", "hotels", "a", "2024", "b"]),
+                              min_size=1, max_size=3, unique=True))
+    # written by hand in the drawn order: a set's repr() order changes with hash seeds
+    items = [f"{k!r}: " + ("{" + ", ".join(map(repr, words)) + "}" if k == name else repr(v))
+             for k, v in obj.items()]
+    return Writing(base, text[:start] + "{" + ", ".join(items) + "}" + text[end:],
+                   Expectation(frozenset({"malformed-arg", "unparseable"}),
+                               allow_intended=False,
+                               note="a set of words is no text: the argument is malformed"))
