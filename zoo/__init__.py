@@ -41,5 +41,8 @@ ZOO: tuple[ZooParser, ...] = (
     ZooParser("sglang_minimax", "sglang", "sglang", "xml-invoke"),
     ZooParser("sglang_qwen3_coder", "sglang", "sglang", "xml-function"),
     ZooParser("sglang_pythonic", "sglang", "sglang", "pythonic"),
+    ZooParser("xinference_qwen", "xinference", "xinference", "tool-call"),
+    ZooParser("xinference_minimax", "xinference", "xinference", "xml-invoke"),
+    ZooParser("xinference_llama3", "xinference", "xinference", "json-bare"),
 )
 """Every zoo parser, in the order the docs list them."""

@@ -271,7 +271,8 @@ TRIAGE: tuple[Triage, ...] = (
            "no-hijacked-answer@malformed.unbalanced-bracket"
            " no-hijacked-answer@malformed.unbalanced-quote"
            " no-hijacked-answer@content.lenient-json"
-           " no-hijacked-answer@malformed.non-finite-number"),
+           " no-hijacked-answer@malformed.non-finite-number"
+           " no-hijacked-answer@json.template-braces no-hijacked-answer@json.python-set"),
     *_rows("camel_hermes", _F, "fa-operator-tag-edit", _FA_TAG_EDIT,
            "no-hijacked-answer@malformed.invalid-json no-hijacked-answer@extra.duplicate-name"
            " no-hijacked-answer@label.odd-line-break"),
@@ -343,7 +344,8 @@ TRIAGE: tuple[Triage, ...] = (
            " no-hijacked-answer@malformed.unbalanced-quote"
            " no-hijacked-answer@malformed.invalid-json"
            " no-hijacked-answer@content.lenient-json"
-           " no-hijacked-answer@malformed.non-finite-number"),
+           " no-hijacked-answer@malformed.non-finite-number"
+           " no-hijacked-answer@json.template-braces no-hijacked-answer@json.python-set"),
     *_rows("camel_function", _F, "fa-operator-tag-edit", _FA_TAG_EDIT,
            "no-hijacked-answer@extra.duplicate-name no-hijacked-answer@label.odd-line-break"),
     *_rows("camel_function", _J, "tag-found-anywhere", _J_TAG_ANYWHERE,
@@ -581,6 +583,96 @@ TRIAGE: tuple[Triage, ...] = (
            " Observation there reaches the transcript is up to the caller",
            "no-fabricated-observation@fabricated.observation"
            " no-fabricated-observation@fabricated.observation-no-stop"),
+    # ---- Xinference: the Qwen, MiniMax and Llama 3 tool parsers, run by its chat layer
+    *_rows("xinference_qwen", _J, "xinf-broken-call-is-content",
+           "a block that fails to decode or lacks 'name' or 'arguments' (a tool without"
+           " parameters written as {\"name\": \"get_time\"}, broken JSON, a comment) is logged"
+           " and handed back as content: with no other call the message, tag included, is"
+           " the answer",
+           "no-hijacked-answer@json.call-shape no-hijacked-answer@malformed.unbalanced-bracket"
+           " no-hijacked-answer@malformed.unbalanced-quote"
+           " no-hijacked-answer@malformed.invalid-json"
+           " no-hijacked-answer@malformed.non-finite-number no-hijacked-answer@markup.argument"
+           " no-hijacked-answer@json.comment no-hijacked-answer@content.lenient-json"
+           " no-hijacked-answer@missing.close-tag no-hijacked-answer@json.template-braces"
+           " no-hijacked-answer@json.python-set"),
+    *_rows("xinference_qwen", _J, "xinf-call-in-think-runs",
+           "`_get_function_calls` cuts the text into `(<(think|tool_call)>.*?</\\2>)` blocks,"
+           " and a think block that holds '<tool_call>' is read as a call: a call drafted in"
+           " the reasoning runs, before the real one (the server runs the first); in Qwen's"
+           " stack the tag is a special token a model writes only to call, and a reasoning"
+           " parser, when the model is launched with one, takes the think block out first",
+           "no-wrong-call@injected.unicode-line-break no-wrong-call@injected.action-in-thought"),
+    *_rows("xinference_qwen", _J, "xinf-tag-in-string",
+           "`(<(think|tool_call)>.*?</\\2>)` ends a call at the first '</tool_call>', one inside"
+           " a JSON string included: the JSON is cut, the block goes back into the content"
+           " and the message, tag included, is the answer; in Qwen's stack the closing tag is a"
+           " special token a model writes only to end a call",
+           "no-hijacked-answer@content.mixed-text"),
+    *_rows("xinference_qwen", _J, "xinf-qwen-quadratic",
+           "`_get_function_calls` runs `(<(think|tool_call)>.*?</\\2>)` (DOTALL) with"
+           " `finditer` on the whole text: from every '<tool_call>' with no closing tag after"
+           " it the lazy scan runs to the end, quadratic in the openers (160 kB of unclosed"
+           " call starts take over 10 s; 16 kB about 0.1 s, under the share of the limit whose"
+           " growth the default run times). The same file's streaming path was moved to"
+           " `str.find` for this reason (`_scan_tool_calls`: 'a regex scan here makes long"
+           " tool calls quadratic'); a model must loop on the tag first (low)",
+           "bounded-time@size.repeated-call-start",
+           "odysseus-dev/odysseus issue 4703 (the same lazy scan from every unclosed opener,"
+           " reported as a ReDoS)"),
+    *_rows("xinference_minimax", _J, "xml-call-found-anywhere", _J_XML_ANYWHERE,
+           "no-wrong-call@injected.unicode-line-break no-wrong-call@injected.action-in-thought"),
+    *_rows("xinference_minimax", _J, "xinf-minimax-quadratic",
+           "`_get_function_calls` runs `(<(?:think|minimax:tool_call)>.*?</(?:think|"
+           "minimax:tool_call)>)` (DOTALL) with `finditer` on the whole text: from every"
+           " '<minimax:tool_call>' with no closing tag after it the lazy scan runs to the end,"
+           " quadratic in the openers (16 kB of unclosed call starts in 0.12 s, 16 times their"
+           " quarter). The same file's streaming path was moved to `str.find` for this reason"
+           " (qwen_tool_parser.py `_scan_tool_calls`: 'a regex scan here makes long tool calls"
+           " quadratic'); a model must loop on the tag first (low)",
+           "bounded-time@size.repeated-call-start",
+           "odysseus-dev/odysseus issue 4703 (the same lazy scan from every unclosed opener,"
+           " reported as a ReDoS)"),
+    *_rows("xinference_llama3", _D, "llama3-decoder-errors-escape",
+           "the object is read with `json.loads` under `except (json.JSONDecodeError,"
+           " TypeError)`, then `ast.literal_eval` under `except (ValueError, SyntaxError)`:"
+           " literal_eval's TypeError (`{{...}}`, the doubled braces of a prompt template, is"
+           " a set holding a dict: unhashable) and json's RecursionError (arguments nested a"
+           " thousand deep) escape both, and `_post_process_completion`: the request fails"
+           " with a server error where the text was due as content (one fix for both: catch"
+           " every error of the two decoders)",
+           "no-crash@json.template-braces no-crash@size.deep-nesting"),
+    *_rows("xinference_llama3", _D, "llama3-literal-not-json",
+           "a Python literal JSON cannot write (a set of words, bytes, a complex number) is"
+           " passed on as the call's parameters; `_post_process_completion` writes them with"
+           " `json.dumps`, which raises TypeError outside any handler: the request fails",
+           "no-crash@json.python-set"),
+    *_rows("xinference_llama3", _D, "llama3-literal-eval-json-escapes",
+           "when JSON fails (single quotes), `ast.literal_eval` reads the strings by Python's"
+           " rules, not JSON's: the JSON escape of a character beyond the BMP"
+           " ('\\ud83d\\udc4d', an emoji) becomes two lone surrogates, which no UTF-8 encoder"
+           " writes, and '\\/' keeps its backslash: the tool gets other text than the model"
+           " wrote",
+           "no-wrong-call@content.lenient-json",
+           "dpranke/pyjson5 PR 110 (the same lone surrogates from a JSON5 fallback, in"
+           " qwen-agent's row above)"),
+    *_rows("xinference_llama3", _J, "llama3-broken-call-is-content",
+           "the whole completion must be one object with 'name' and 'parameters' (json.loads,"
+           " then ast.literal_eval); anything else (no 'parameters', a bracket missing, text"
+           " or an Observation after the object, a cut stop word) is the content, the call's"
+           " JSON shown as the answer: the protocol has no other place for a call",
+           "no-hijacked-answer@json.call-shape no-hijacked-answer@malformed.unbalanced-bracket"
+           " no-hijacked-answer@stop.partial no-hijacked-answer@malformed.trailing-text"
+           " no-hijacked-answer@malformed.unbalanced-quote"
+           " no-hijacked-answer@malformed.invalid-json"
+           " no-hijacked-answer@malformed.non-finite-number"
+           " no-hijacked-answer@injected.second-action no-hijacked-answer@label.markdown"
+           " no-hijacked-answer@fabricated.observation"
+           " no-hijacked-answer@fabricated.observation-no-stop"
+           " no-hijacked-answer@stop.other-stop no-hijacked-answer@stop.observation-in-input"
+           " no-hijacked-answer@markup.argument no-hijacked-answer@json.comment"
+           " no-hijacked-answer@json.label-in-string no-hijacked-answer@content.lenient-json"
+           " no-hijacked-answer@prose.lone-brace"),
 )
 """Every triaged pattern of the default runs (docs/zoo.md shows the same rows)."""
 
