@@ -107,6 +107,7 @@ TEN_X = {
     ("dspy_chat", "json-repair-deep-recursion"): "size.deep-nesting",
     ("camel_function", "camel-function-deep-recursion"): "size.deep-nesting",
     ("xinference_qwen", "xinf-qwen-quadratic"): "size.repeated-call-start",
+    ("xinference_minimax", "xinf-minimax-quadratic"): "size.repeated-call-start",
     ("xinference_qwen", "xinf-tag-in-string"): "content.mixed-text",
     ("xinference_llama3", "llama3-literal-eval-json-escapes"): "content.lenient-json",
 }
