@@ -1,4 +1,5 @@
-"""JSON arguments: nested objects, comments, a label inside a string with a real line break.
+"""JSON arguments: nested objects, comments, a label inside a string with a real line break,
+the call's shape, scalar arguments, template braces and Python sets.
 
 For families whose arguments are one JSON value (:attr:`Family.json_arguments`). Missing,
 extra and duplicate keys, single quotes and trailing commas are the ``missing.*``,
