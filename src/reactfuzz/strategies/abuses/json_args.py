@@ -24,6 +24,14 @@ from ..catalogue import ANY_REFUSAL, Context, Writing, register_abuse, single_ar
 from ..values import validates
 from ._parts import PROBE, args_object, free_call, outer_value, with_json, written_json
 
+NO_CLASSIC_JSON = "no classic regex design reads JSON arguments"
+"""Why no classic design breaks on an operator that writes only inside JSON arguments."""
+
+
+def _json_arguments(fmt: Format) -> bool:
+    """Whether the format's arguments are one JSON value: where these operators apply."""
+    return fmt.family.json_arguments
+
 
 def _blob(ctx: Context, call: Call) -> tuple[str, int, int, dict[str, Any]]:
     """The rendered text, where its JSON arguments start and end, and the object."""
@@ -39,8 +47,8 @@ def _blob(ctx: Context, call: Call) -> tuple[str, int, int, dict[str, Any]]:
     why="a decoder that unwraps a single key, or passes the inner object on as the value, "
     "runs a call nobody validated",
     expects="refused (malformed-arg / missing-arg / extra-arg / unparseable)",
-    applies=lambda f: f.family.json_arguments,
-    breaks_none_because="no classic regex design reads JSON arguments",
+    applies=_json_arguments,
+    breaks_none_because=NO_CLASSIC_JSON,
     advice=Advice(UNWRAP, checks={"no-crash": UNWRAP}),
 )
 def _nested(ctx: Context) -> Writing:
@@ -66,8 +74,8 @@ def _nested(ctx: Context) -> Writing:
     why="JSON has no comments; a lenient decoder (JSON5, a regex strip) reads them and may "
     "take a commented-out value",
     expects="the intended call, or refused (unparseable)",
-    applies=lambda f: f.family.json_arguments,
-    breaks_none_because="no classic regex design reads JSON arguments",
+    applies=_json_arguments,
+    breaks_none_because=NO_CLASSIC_JSON,
     advice=Advice(STRICT_JSON, checks={"no-crash": STRICT_JSON}),
 )
 def _comment(ctx: Context) -> Writing:
@@ -88,8 +96,8 @@ def _comment(ctx: Context) -> Writing:
     why="the label now starts a line: a line-based reader sees an answer, a strict JSON "
     "decoder sees a control character",
     expects="refused (unparseable / ambiguous), or the intended call",
-    applies=lambda f: f.family.json_arguments,
-    breaks_none_because="no classic regex design reads JSON arguments",
+    applies=_json_arguments,
+    breaks_none_because=NO_CLASSIC_JSON,
     advice=Advice(
         "Decode the JSON value before looking for labels, so a line break and a label inside a"
         " JSON string stay inside the string.",
@@ -196,8 +204,8 @@ def _call_shape(ctx: Context) -> Writing:
     "`tool(**args)`) raises TypeError on a number or a bool instead of refusing: the agent "
     "loop dies where a retry was due",
     expects="refused, or the intended call with the value bound to the tool's one parameter",
-    applies=lambda f: f.family.json_arguments,
-    breaks_none_because="no classic regex design reads JSON arguments",
+    applies=_json_arguments,
+    breaks_none_because=NO_CLASSIC_JSON,
     advice=Advice(
         "Check that the decoded arguments are an object before taking their keys, and refuse"
         " anything else (or bind it to the tool's one parameter on purpose).",
@@ -235,8 +243,8 @@ LITERAL_FALLBACK: str = (
     "a dict and raises TypeError (unhashable), which `except (ValueError, SyntaxError)` "
     "lets out: the request fails instead of the call being refused",
     expects="refused (unparseable / malformed-arg), or the intended call",
-    applies=lambda f: f.family.json_arguments,
-    breaks_none_because="no classic regex design reads JSON arguments",
+    applies=_json_arguments,
+    breaks_none_because=NO_CLASSIC_JSON,
     advice=Advice(LITERAL_FALLBACK, STRICT_JSON),
 )
 def _template_braces(ctx: Context) -> Writing:
@@ -261,8 +269,8 @@ def _template_braces(ctx: Context) -> Writing:
     "no JSON encoder writes: the call goes on and `json.dumps` of its arguments raises "
     "TypeError later, outside any parse error handling",
     expects="refused (malformed-arg / unparseable)",
-    applies=lambda f: f.family.json_arguments,
-    breaks_none_because="no classic regex design reads JSON arguments",
+    applies=_json_arguments,
+    breaks_none_because=NO_CLASSIC_JSON,
     advice=Advice(LITERAL_FALLBACK, STRICT_JSON),
 )
 def _python_set(ctx: Context) -> Writing:
