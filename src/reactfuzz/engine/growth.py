@@ -38,11 +38,28 @@ GROWTH_RATIO = 8.0
 (n log n about 4.6), a quadratic one 16."""
 
 
+SEAM = 4
+"""How many characters before each side of :func:`quarter`'s join must be the same."""
+
+
 def quarter(text: str) -> str:
     """The first and last eighths of ``text``: the same shape at a quarter of the length
-    when most of it is one long run (a thought, an argument, whitespace)."""
+    when most of it is one long run (a thought, an argument, whitespace).
+
+    Each side moves by a few characters where that makes the :data:`SEAM` characters
+    before the join the same on both: a run of units (`a12="1", `) then joins between two
+    units, not inside one, whose broken join a parser would refuse at the middle, timing
+    a quarter cheaper than its share of the text."""
     k = len(text) // 8
-    return text[:k] + text[len(text) - k:]
+    tail = len(text) - k
+    if k > 64 + SEAM:
+        near = sorted(range(tail - 64, tail + 65), key=lambda at: abs(at - tail))
+        for head in range(k, k - 17, -1):
+            seam = text[head - SEAM:head]
+            at = next((at for at in near if text[at - SEAM:at] == seam), None)
+            if at is not None:
+                return text[:head] + text[at:]
+    return text[:k] + text[tail:]
 
 
 @dataclass(frozen=True)
