@@ -58,6 +58,12 @@ _J_XML_ANYWHERE = ("the call's tags are searched anywhere, not only at a line st
                    " runs; the wrapper is a special token the model emits only to call, and"
                    " the server's reasoning parser, when enabled, takes the think block out"
                    " first")
+_XINF_STREAMING_FIXED = ("Xinference's streaming path was moved to `str.find` for this"
+                         " reason (qwen_tool_parser.py `_scan_tool_calls`: 'a regex scan here"
+                         " makes long tool calls quadratic'); a model must loop on the tag"
+                         " first (low)")
+_GT_LAZY_SCAN = ("odysseus-dev/odysseus issue 4703 (the same lazy scan from every unclosed"
+                 " opener, reported as a ReDoS)")
 _J_DUPLICATE = ("a key given twice: Python's json keeps the last value (RFC 8259 leaves it"
                 " undefined); the framework's prompt never asks for it")
 
@@ -614,12 +620,9 @@ TRIAGE: tuple[Triage, ...] = (
            " `finditer` on the whole text: from every '<tool_call>' with no closing tag after"
            " it the lazy scan runs to the end, quadratic in the openers (160 kB of unclosed"
            " call starts take over 10 s; 16 kB about 0.1 s, under the share of the limit whose"
-           " growth the default run times). The same file's streaming path was moved to"
-           " `str.find` for this reason (`_scan_tool_calls`: 'a regex scan here makes long"
-           " tool calls quadratic'); a model must loop on the tag first (low)",
+           " growth the default run times). " + _XINF_STREAMING_FIXED,
            "bounded-time@size.repeated-call-start",
-           "odysseus-dev/odysseus issue 4703 (the same lazy scan from every unclosed opener,"
-           " reported as a ReDoS)"),
+           _GT_LAZY_SCAN),
     *_rows("xinference_minimax", _J, "xml-call-found-anywhere", _J_XML_ANYWHERE,
            "no-wrong-call@injected.unicode-line-break no-wrong-call@injected.action-in-thought"),
     *_rows("xinference_minimax", _J, "xinf-minimax-quadratic",
@@ -627,12 +630,9 @@ TRIAGE: tuple[Triage, ...] = (
            "minimax:tool_call)>)` (DOTALL) with `finditer` on the whole text: from every"
            " '<minimax:tool_call>' with no closing tag after it the lazy scan runs to the end,"
            " quadratic in the openers (16 kB of unclosed call starts in 0.12 s, 16 times their"
-           " quarter). The same file's streaming path was moved to `str.find` for this reason"
-           " (qwen_tool_parser.py `_scan_tool_calls`: 'a regex scan here makes long tool calls"
-           " quadratic'); a model must loop on the tag first (low)",
+           " quarter). " + _XINF_STREAMING_FIXED,
            "bounded-time@size.repeated-call-start",
-           "odysseus-dev/odysseus issue 4703 (the same lazy scan from every unclosed opener,"
-           " reported as a ReDoS)"),
+           _GT_LAZY_SCAN),
     *_rows("xinference_llama3", _D, "llama3-decoder-errors-escape",
            "the object is read with `json.loads` under `except (json.JSONDecodeError,"
            " TypeError)`, then `ast.literal_eval` under `except (ValueError, SyntaxError)`:"

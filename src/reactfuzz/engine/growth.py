@@ -40,6 +40,10 @@ GROWTH_RATIO = 8.0
 
 SEAM = 4
 """How many characters before each side of :func:`quarter`'s join must be the same."""
+SEAM_HEAD_REACH = 16
+"""How far back from its eighth the first part of :func:`quarter` may end."""
+SEAM_TAIL_REACH = 64
+"""How far either way from its eighth the last part of :func:`quarter` may start."""
 
 
 def quarter(text: str) -> str:
@@ -52,9 +56,10 @@ def quarter(text: str) -> str:
     a quarter cheaper than its share of the text."""
     k = len(text) // 8
     tail = len(text) - k
-    if k > 64 + SEAM:
-        near = sorted(range(tail - 64, tail + 65), key=lambda at: abs(at - tail))
-        for head in range(k, k - 17, -1):
+    if k > SEAM_TAIL_REACH + SEAM:
+        near = sorted(range(tail - SEAM_TAIL_REACH, tail + SEAM_TAIL_REACH + 1),
+                      key=lambda at: abs(at - tail))
+        for head in range(k, k - SEAM_HEAD_REACH - 1, -1):
             seam = text[head - SEAM:head]
             at = next((at for at in near if text[at - SEAM:at] == seam), None)
             if at is not None:
