@@ -44,5 +44,8 @@ ZOO: tuple[ZooParser, ...] = (
     ZooParser("xinference_qwen", "xinference", "xinference", "tool-call"),
     ZooParser("xinference_minimax", "xinference", "xinference", "xml-invoke"),
     ZooParser("xinference_llama3", "xinference", "xinference", "json-bare"),
+    ZooParser("vllm_hermes", "vllm", "vllm", "tool-call"),
+    ZooParser("vllm_minimax", "vllm", "vllm", "xml-invoke"),
+    ZooParser("vllm_llama3", "vllm", "vllm", "json-bare"),
 )
 """Every zoo parser, in the order the docs list them."""

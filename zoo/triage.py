@@ -673,6 +673,92 @@ TRIAGE: tuple[Triage, ...] = (
            " no-hijacked-answer@markup.argument no-hijacked-answer@json.comment"
            " no-hijacked-answer@json.label-in-string no-hijacked-answer@content.lenient-json"
            " no-hijacked-answer@prose.lone-brace"),
+    # ---- vLLM 0.34.0 hermes (tool_parsers/hermes_tool_parser.py)
+    *_rows("vllm_hermes", _J, "vllm-hermes-one-error-drops-all",
+           "every block found by `<tool_call>(.*?)</tool_call>|<tool_call>(.*)` is decoded and"
+           " indexed (`function_call[\"arguments\"]`) inside one `try ... except Exception`:"
+           " a block that fails (broken JSON, no 'arguments' key, a list of calls) drops"
+           " every call of the message, and the whole text, tags and JSON included, is the"
+           " content; the model broke the call",
+           "no-hijacked-answer@json.call-shape no-hijacked-answer@malformed.unbalanced-bracket"
+           " no-hijacked-answer@malformed.unbalanced-quote"
+           " no-hijacked-answer@malformed.invalid-json"
+           " no-hijacked-answer@malformed.non-finite-number no-hijacked-answer@markup.argument"
+           " no-hijacked-answer@json.comment no-hijacked-answer@json.label-in-string"
+           " no-hijacked-answer@json.template-braces no-hijacked-answer@json.python-set"
+           " no-hijacked-answer@content.lenient-json no-hijacked-answer@missing.close-tag"),
+    *_rows("vllm_hermes", _J, "tag-found-anywhere", _J_TAG_ANYWHERE,
+           "no-wrong-call@injected.unicode-line-break no-wrong-call@injected.action-in-thought"
+           " no-wrong-call@injected.label-in-answer"),
+    *_rows("vllm_hermes", _J, "vllm-hermes-lazy-across-openers",
+           "the lazy DOTALL `<tool_call>(.*?)</tool_call>` starts at the first '<tool_call>'"
+           " anywhere: an unclosed call start quoted in the think block runs on into the real"
+           " call, the JSON fails and (one error drops all) the real call is dropped, the"
+           " message shown as the answer; the tag is a special token in the Hermes and Qwen"
+           " stacks, written only to call",
+           "no-hijacked-answer@size.repeated-call-start"
+           " no-hijacked-answer@size.unclosed-argument-run"),
+    # judged as qwen-agent's and Xinference's readers of the same tag are; an open report
+    # upstream argues it is a bug, and a reply accepting it would make all three defects
+    *_rows("vllm_hermes", _J, "vllm-hermes-tag-in-string",
+           "the lazy `<tool_call>(.*?)</tool_call>` ends a call at the first '</tool_call>',"
+           " one inside a JSON string argument included: the JSON is cut there, fails to"
+           " decode, and (one error drops all) the call is dropped and the whole text is the"
+           " content; in Qwen's stack the closing tag is a special token a model writes only"
+           " to end a call, but arguments that quote a document holding it lose their call",
+           "no-hijacked-answer@content.mixed-text",
+           "vllm-project/vllm issue 45167 (open: 'Hermes tool parser drops tool calls when a"
+           " literal </tool_call> appears inside a JSON string argument')"),
+    # ---- vLLM 0.34.0 minimax_m2 (parser/minimax_m2.py on the parser engine)
+    *_rows("vllm_minimax", _J, "xml-call-found-anywhere", _J_XML_ANYWHERE,
+           "no-wrong-call@injected.unicode-line-break no-wrong-call@injected.action-in-thought"),
+    *_rows("vllm_minimax", _J, "vllm-minimax-opener-takes-the-rest",
+           "the engine opens a call at the first '<minimax:tool_call>' anywhere and reads"
+           " to the end: an unclosed call start quoted in the think block takes the real call"
+           " after it into its own unfinished call, which is dropped, and the message is the"
+           " text before that opener; the wrapper is a special token written only to call",
+           "no-hijacked-answer@size.unclosed-argument-run"
+           " no-hijacked-answer@size.repeated-call-start"),
+    *_rows("vllm_minimax", _J, "vllm-minimax-unknown-tool-dropped",
+           "a call of a tool the request does not declare is dropped and the message, the"
+           " call taken out, is empty: the client sees an empty answer (SGLang's MiniMax"
+           " reader does the same)",
+           "no-hijacked-answer@names.unknown"),
+    *_rows("vllm_minimax", _J, "vllm-minimax-quadratic",
+           "the engine's lexer reads every '<minimax:tool_call> <invoke name=\"...\">' of an"
+           " unclosed run again from the start of the run: quadratic in the repeats (10 kB"
+           " of unclosed call starts in 0.15 s of CPU, 9 times its 2.5 kB quarter; an HTML"
+           " answer of the same size stays linear), and the last unclosed invoke runs as a"
+           " call with the arguments it has; a model must loop on the tag first (low)",
+           "bounded-time@size.repeated-call-start"),
+    # ---- vLLM 0.34.0 llama3_json (parser/llama_json.py on the parser engine)
+    *_rows("vllm_llama3", _J, "llama3-broken-call-is-content",
+           "`_validate_complete_tool_output` wants the whole completion to be objects with"
+           " 'name' and 'arguments' or 'parameters', read with `raw_decode` and joined by"
+           " ';' (an end-of-turn token may follow); anything else (no 'parameters', a bracket"
+           " missing, text or a cut stop word after the object) makes the whole text the"
+           " content, the call's JSON shown as the answer: the protocol has no other place for"
+           " a call",
+           "no-hijacked-answer@json.call-shape no-hijacked-answer@malformed.unbalanced-bracket"
+           " no-hijacked-answer@stop.partial no-hijacked-answer@malformed.trailing-text"
+           " no-hijacked-answer@malformed.unbalanced-quote"
+           " no-hijacked-answer@malformed.invalid-json"
+           " no-hijacked-answer@malformed.non-finite-number"
+           " no-hijacked-answer@injected.second-action no-hijacked-answer@label.markdown"
+           " no-hijacked-answer@fabricated.observation"
+           " no-hijacked-answer@fabricated.observation-no-stop"
+           " no-hijacked-answer@stop.other-stop no-hijacked-answer@stop.observation-in-input"
+           " no-hijacked-answer@markup.argument no-hijacked-answer@json.comment"
+           " no-hijacked-answer@json.label-in-string no-hijacked-answer@content.lenient-json"
+           " no-hijacked-answer@json.template-braces no-hijacked-answer@json.python-set"
+           " no-hijacked-answer@prose.lone-brace"),
+    *_rows("vllm_llama3", _J, "vllm-llama3-leading-space-is-content",
+           "the first piece of the output must start with '{' or '<|python_tag|>'"
+           " (`_preprocess_feed`, `_validate_complete_tool_output`): a call after a line break"
+           " or a space is the content, its JSON shown as the answer. Xinference's Llama 3"
+           " reader (`json.loads`) takes it; Llama 3's chat template ends the header with two"
+           " line breaks, so a model rarely writes another (low)",
+           "no-hijacked-answer@layout.pretty-action"),
 )
 """Every triaged pattern of the default runs (docs/zoo.md shows the same rows)."""
 
