@@ -2,7 +2,9 @@
 
 Tiers: a plain ``pytest`` runs the fast tier (``-m "not slow"`` in pyproject.toml);
 ``pytest -m slow`` runs the rest. CI runs both. A test is slow when it is marked with
-``@pytest.mark.slow`` in its file or named in :data:`SLOW` below.
+``@pytest.mark.slow`` in its file or named in :data:`SLOW` below. Both tiers run on every
+core (pytest-xdist, ``-n auto`` in pyproject.toml): no test may rely on another's state or
+order; ``-n 0`` runs them in one process.
 """
 
 from __future__ import annotations
