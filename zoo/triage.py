@@ -725,10 +725,10 @@ TRIAGE: tuple[Triage, ...] = (
            " reader does the same)",
            "no-hijacked-answer@names.unknown"),
     *_rows("vllm_minimax", _J, "vllm-minimax-quadratic",
-           "the engine's lexer reads every '<minimax:tool_call> <invoke name=\"...\">' of an"
-           " unclosed run again from the start of the run: quadratic in the repeats (10 kB"
-           " of unclosed call starts in 0.15 s of CPU, 9 times its 2.5 kB quarter; an HTML"
-           " answer of the same size stays linear), and the last unclosed invoke runs as a"
+           "the engine runs the argument converter (`_minimax_m2_parse_args`: a `finditer`, a"
+           " `sub` and a `search` over the call's whole body) again for every token of an open"
+           " call: an unclosed call start repeated is quadratic in the repeats (40 kB in 2.4 s"
+           " under a profiler, 4,610 converter runs), and the last unclosed invoke runs as a"
            " call with the arguments it has; a model must loop on the tag first (low)",
            "bounded-time@size.repeated-call-start"),
     # ---- vLLM 0.34.0 llama3_json (parser/llama_json.py on the parser engine)
@@ -752,6 +752,16 @@ TRIAGE: tuple[Triage, ...] = (
            " no-hijacked-answer@json.label-in-string no-hijacked-answer@content.lenient-json"
            " no-hijacked-answer@json.template-braces no-hijacked-answer@json.python-set"
            " no-hijacked-answer@prose.lone-brace"),
+    *_rows("vllm_llama3", _D, "vllm-llama3-recursion-escapes",
+           "`_validate_complete_tool_output` reads each object with `raw_decode` under `except"
+           " json.JSONDecodeError` only: arguments nested about 1,500 deep make it raise"
+           " RecursionError, which escapes the engine's `extract_tool_calls_from_content` and"
+           " the server's `Parser.parse`: the request fails with a server error where the text"
+           " was due as content (nested 900 deep, the call runs); the 10x run only, where the"
+           " nesting is deep enough",
+           "no-crash@size.deep-nesting",
+           "the same escape in Xinference's Llama 3 reader (`llama3-decoder-errors-escape`"
+           " above)"),
     *_rows("vllm_llama3", _J, "vllm-llama3-leading-space-is-content",
            "the first piece of the output must start with '{' or '<|python_tag|>'"
            " (`_preprocess_feed`, `_validate_complete_tool_output`): a call after a line break"
