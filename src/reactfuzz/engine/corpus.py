@@ -153,6 +153,7 @@ class OriginSpec(BaseModel):
     key: str = ""
     # lines of the path that read the text (a label test, a split, a decoder): for advice
     notable: list[SiteSpec] = Field(default_factory=list)
+    hot: SiteSpec | None = None  # a slow parse: the busiest line where its time went
 
     @classmethod
     def of(cls, origin: Any) -> OriginSpec | None:
@@ -168,14 +169,19 @@ class OriginSpec(BaseModel):
 
         return cls(exc_type=origin.exc_type, site=site(origin.site), inner=site(origin.inner),
                    path_lines=len(origin.path), path=origin.path_digest(), key=origin.key(),
-                   notable=[s for s in map(site, origin.notable) if s is not None])
+                   notable=[s for s in map(site, origin.notable) if s is not None],
+                   hot=site(getattr(origin, "hot", None)))
 
     def deciding(self) -> SiteSpec | None:
-        """The line to show: the user's own, else the library's."""
-        return self.site or self.inner
+        """The line to show: the user's own, else the library's, else a slow parse's
+        busiest line."""
+        return self.site or self.inner or self.hot
 
     def describe(self) -> str:
-        """One line: ``IndexError raised at agent.py:42 in parse`` or ``returned at ...``."""
+        """One line: ``IndexError raised at agent.py:42 in parse``, ``returned at ...`` or
+        ``time spent at ...``."""
+        if self.hot is not None and self.site is None and self.inner is None:
+            return f"time spent at {self.hot.where()}"
         site = self.deciding()
         if site is None:
             return f"{self.exc_type} raised" if self.exc_type else ""

@@ -28,7 +28,7 @@ from ..tools import ToolRegistry
 from .advice import advice_for
 from .checks import Check, CheckInput, Failure
 from .corpus import AcceptableSpec, Finding, IntentSpec, OriginSpec, pick_examples
-from .growth import GROWTH_FLOOR, measure_growth
+from .growth import GROWTH_FLOOR, GROWTH_MIN_LENGTH, measure_growth, quarter
 from .rootcause import with_origin
 
 __all__ = ["Decided", "Example", "decide_example", "examine", "prefetch_origins",
@@ -175,7 +175,37 @@ def examine(
         origin = origin_of(target, scenario.completion, result)
         if origin is not None:
             failure = keyed_by_origin(failure, origin)
+    elif failure.kind == "timeout" and keyed and isinstance(target, Target):
+        origin = hot_origin(target, scenario.completion, result.timed_out)
+        if origin is not None:
+            failure = keyed_by_hot(failure, origin)
     return Example(scenario, step, outcome, verdict, failure, failed.id, reading, origin)
+
+
+def hot_origin(target: Target, completion: str, timed_out: bool) -> Origin | None:
+    """Where a slow parse of ``completion`` spends its time (:meth:`Target.hotspot`), as an
+    origin; profiled once per text and kept on the target. A parse that ran out of time is
+    profiled on its :func:`~.growth.quarter` (the same shape, in time); ``None`` when
+    nothing of the target's code was sampled."""
+    text = quarter(completion) if timed_out and len(completion) >= GROWTH_MIN_LENGTH \
+        else completion
+    cache = _kept(target, "_reactfuzz_hot")
+    key = _trace_key(text)
+    if key in cache:
+        cache.move_to_end(key)
+        return cache[key]
+    hot = target.hotspot(text)
+    origin = None if hot is None else Origin(hot=hot)
+    _remember(cache, key, origin)
+    return origin
+
+
+def keyed_by_hot(failure: Failure, origin: Origin) -> Failure:
+    """A slow parse's failure keyed on the function its time goes to: two slow mechanisms
+    of one parser are two bugs, one mechanism at any length is one."""
+    assert origin.hot is not None
+    where = f"time in {origin.hot.file}:{origin.hot.function or origin.hot.line}"
+    return replace(failure, signature=with_origin(failure.signature, where))
 
 
 def ranked_failures(checks: list[Check], inp: CheckInput) -> list[tuple[Check, Failure]]:
@@ -216,11 +246,17 @@ def origin_of(target: Target, completion: str, result: ParseResult) -> Origin | 
 def _trace_cache(target: Target) -> OrderedDict[str, Origin | None]:
     """The traces kept on ``target`` itself (a new, unkept one for a target class with
     slots: every trace then runs)."""
-    cache: OrderedDict[str, Origin | None] | None = getattr(target, "_reactfuzz_traces", None)
+    return _kept(target, "_reactfuzz_traces")
+
+
+def _kept(target: Target, attr: str) -> OrderedDict[str, Origin | None]:
+    """The origins kept on ``target`` under ``attr`` (a new, unkept cache for a target
+    class with slots)."""
+    cache: OrderedDict[str, Origin | None] | None = getattr(target, attr, None)
     if cache is None:
         cache = OrderedDict()
         try:
-            target._reactfuzz_traces = cache  # type: ignore[attr-defined]
+            setattr(target, attr, cache)
         except AttributeError:
             pass
     return cache

@@ -21,7 +21,7 @@ from ..kinds import REJECT_KINDS
 from ..model import Action, Call, Invalid, Step, to_jsonable
 from . import shapes
 from .base import ParseResult
-from .origin import Origin, last_path, origin_of_exception, traced_call
+from .origin import Origin, last_hot, last_path, origin_of_exception, sampled_call, traced_call
 
 __all__ = ["REFUSED", "SUPPORTED_RESULTS", "UnsupportedResultError", "adapt", "check_supported"]
 
@@ -411,23 +411,32 @@ def invoke(
     *,
     trace: bool = False,
     own: tuple[str, ...] = (),
+    profile: bool = False,
 ) -> ParseResult:
     """Call a user parser once and classify what happened (never raises what ``catch`` holds).
 
     What it raises carries its origin (the frames, free with the traceback); ``trace``
-    also records the path a returned result took (:func:`~.origin.traced_call`). ``own``
-    names reactfuzz directories that count as the target's code (a built-in parser).
+    also records the path a returned result took (:func:`~.origin.traced_call`);
+    ``profile`` where its time went (:func:`~.origin.sampled_call`, the origin's ``hot``).
+    ``own`` names reactfuzz directories that count as the target's code (a built-in parser).
     """
     start, cpu_start = perf_counter(), thread_time()
     origin = None
     try:
         if trace:
             value, origin = traced_call(lambda: fn(completion), own)
+        elif profile:
+            value = sampled_call(lambda: fn(completion), own)
+            origin = Origin(hot=last_hot())
         else:
             value = fn(completion)
         step = adapt(value, fmt)
     except catch as exc:
-        return raised_result(exc, perf_counter() - start, thread_time() - cpu_start, trace, own)
+        result = raised_result(exc, perf_counter() - start, thread_time() - cpu_start, trace,
+                               own)
+        if profile:
+            result = replace(result, origin=replace(result.origin or Origin(), hot=last_hot()))
+        return result
     return ParseResult(step=step, elapsed=perf_counter() - start, origin=origin,
                        cpu=thread_time() - cpu_start)
 

@@ -17,7 +17,7 @@ from ..errors import UsageError
 from ..formats import Format
 from ..limits import time_allowed
 from ..model import Invalid, Step
-from .origin import TRACE_SLOWDOWN, Origin, TraceRequest
+from .origin import PROFILE_SLOWDOWN, TRACE_SLOWDOWN, Origin, ProfileRequest, Site, TraceRequest
 
 __all__ = ["DEFAULT_TIMEOUT", "Edit", "ParseResult", "Repeat", "Target", "apply_edit"]
 
@@ -127,11 +127,14 @@ class Target(abc.ABC):
         to 16 kB, then in proportion to the length (:func:`~reactfuzz.limits.time_allowed`),
         so a long input stops only a parser slower than linear; a traced parse
         (:class:`~.origin.TraceRequest`) may take :data:`~.origin.TRACE_SLOWDOWN` times as
-        long."""
+        long, a profiled one (:class:`~.origin.ProfileRequest`)
+        :data:`~.origin.PROFILE_SLOWDOWN` times."""
         if self.timeout is None:
             return None
         limit = time_allowed(len(completion), self.timeout)
-        return limit * TRACE_SLOWDOWN if isinstance(completion, TraceRequest) else limit
+        if isinstance(completion, TraceRequest):
+            return limit * TRACE_SLOWDOWN
+        return limit * PROFILE_SLOWDOWN if isinstance(completion, ProfileRequest) else limit
 
     def run_many(self, completions: Sequence[str]) -> list[ParseResult]:
         """Parse several completions, in order; the same results as ``run`` on each.
@@ -159,6 +162,14 @@ class Target(abc.ABC):
         :mod:`.origin`); ``None`` for a target with no Python code of its own to trace,
         or when the traced parse ran out of time."""
         return None
+
+    def hotspot(self, completion: str) -> Site | None:
+        """Parse ``completion`` again under the sampling profiler: the busiest line of the
+        function of the target's code where most of its time went (see
+        :func:`~.origin.sampled_call`); ``None`` for a target with no Python code of its
+        own, or when the profiled parse ran out of time."""
+        result = self.run_many((ProfileRequest(completion),))[0]
+        return None if result.timed_out or result.origin is None else result.origin.hot
 
     def parse(self, completion: str) -> Step:
         """The :class:`~reactfuzz.parsers.Parser` view: crash and timeout become invalid."""

@@ -10,7 +10,7 @@ from ..formats import Format, get_format
 from ..parsers import Parser, get_parser
 from .adapters import check_supported, invoke
 from .base import ParseResult, Target
-from .origin import Origin, TraceRequest
+from .origin import Origin, ProfileRequest, TraceRequest
 
 __all__ = ["BuiltinTarget", "builtin_target"]
 
@@ -30,8 +30,10 @@ class BuiltinTarget(Target):
 
     def run(self, completion: str) -> ParseResult:
         """Parse in-process (registered third-party parsers that raise are classified); a
-        :class:`~.origin.TraceRequest` is parsed under the tracer, as a worker does."""
-        return self._run(completion, trace=isinstance(completion, TraceRequest))
+        :class:`~.origin.TraceRequest` is parsed under the tracer and a
+        :class:`~.origin.ProfileRequest` under the profiler, as a worker does."""
+        return self._run(completion, trace=isinstance(completion, TraceRequest),
+                         profile=isinstance(completion, ProfileRequest))
 
     def trace(self, completion: str) -> Origin | None:
         """The path the parse takes through the parser's own module."""
@@ -48,9 +50,10 @@ class BuiltinTarget(Target):
             return ()
         return (os.path.realpath(source),) if source else ()
 
-    def _run(self, completion: str, *, trace: bool = False) -> ParseResult:
-        result = invoke(self.parser.parse, completion, self.format, Exception,
-                         trace=trace, own=self._own() if trace else ())
+    def _run(self, completion: str, *, trace: bool = False, profile: bool = False
+             ) -> ParseResult:
+        result = invoke(self.parser.parse, completion, self.format, Exception, trace=trace,
+                        own=self._own() if trace or profile else (), profile=profile)
         step = result.step
         if step is not None and step.invalid is not None and step.invalid.code == "timeout":
             return ParseResult(timed_out=True, elapsed=result.elapsed)

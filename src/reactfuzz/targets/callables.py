@@ -17,7 +17,7 @@ from typing import Any, TypeVar
 from ..formats import Format, get_format
 from .adapters import check_supported, invoke
 from .base import DEFAULT_TIMEOUT, ParseResult, Target, check_timeout
-from .origin import Origin, TraceRequest
+from .origin import Origin, ProfileRequest, TraceRequest
 from .sanitise import sanitise_result
 from .user_code import parse_callable
 from .worker import FunctionTarget
@@ -99,8 +99,10 @@ class CallableTarget(Target):
 
     def run(self, completion: str) -> ParseResult:
         """Call the parser in-process (SystemExit is a crash; Ctrl-C still interrupts); a
-        :class:`~.origin.TraceRequest` is parsed under the tracer, as a worker does."""
-        return self._run(completion, trace=isinstance(completion, TraceRequest))
+        :class:`~.origin.TraceRequest` is parsed under the tracer and a
+        :class:`~.origin.ProfileRequest` under the profiler, as a worker does."""
+        return self._run(completion, trace=isinstance(completion, TraceRequest),
+                         profile=isinstance(completion, ProfileRequest))
 
     def trace(self, completion: str) -> Origin | None:
         """Parse again under the tracer (with :data:`~.origin.TRACE_SLOWDOWN` times the
@@ -108,13 +110,15 @@ class CallableTarget(Target):
         result = self._run(completion, trace=True)
         return result.origin
 
-    def _run(self, completion: str, *, trace: bool = False) -> ParseResult:
+    def _run(self, completion: str, *, trace: bool = False, profile: bool = False
+             ) -> ParseResult:
         def call() -> ParseResult:
             return sanitise_result(
                 invoke(self.fn, completion, self.format, (Exception, SystemExit),
-                        trace=trace))
+                        trace=trace, profile=profile))
 
-        limit = self.limit_for(TraceRequest(completion) if trace else completion)
+        limit = self.limit_for(TraceRequest(completion) if trace else
+                               ProfileRequest(completion) if profile else completion)
         if limit is None or not alarm_usable():
             return check_supported(call(), self.name, completion)
         start = perf_counter()

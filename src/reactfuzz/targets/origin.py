@@ -1,4 +1,5 @@
-"""Where a parser decided: the origin of an exception, or the path a parse took.
+"""Where a parser decided: the origin of an exception, the path a parse took, or where a
+slow parse spent its time.
 
 Two failing examples are one bug when the parser decided them in the same place, not
 when their texts look alike. For a parser that raises, the place is the exception's type
@@ -9,6 +10,10 @@ parse took through the target's code -- the lines executed in the target's modul
 packages it imports, never the standard library or reactfuzz -- recorded by re-running
 that one parse under a tracer (``sys.monitoring`` on 3.12+, ``sys.settrace`` before), so
 the cost falls on failing examples only.
+
+A parse too slow for its length is one bug per place its time goes, not one per text: the
+parse is run again while a second thread samples its stack (:func:`sampled_call`), and the
+function of the target's code that holds most samples names the bug.
 
 Files are named relative to the ``sys.path`` entry that holds them (``agent.py``,
 ``lagent/agents/react.py``), so a key does not depend on the machine; the absolute path is
@@ -25,6 +30,7 @@ import re
 import sys
 import sysconfig
 import threading
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -32,18 +38,29 @@ from types import CodeType, FrameType, TracebackType
 from typing import Any
 
 __all__ = [
+    "PROFILE_INTERVAL",
+    "PROFILE_SLOWDOWN",
     "TRACE_SLOWDOWN",
     "Origin",
+    "ProfileRequest",
     "Site",
     "TraceRequest",
     "code_kind",
+    "last_hot",
     "last_path",
     "origin_of_exception",
+    "sampled_call",
     "traced_call",
 ]
 
 TRACE_SLOWDOWN = 20.0
 """How many times its time limit a traced parse may take (line tracing costs that much)."""
+
+PROFILE_SLOWDOWN = 2.0
+"""How many times its time limit a profiled parse may take (the sampling thread's share)."""
+
+PROFILE_INTERVAL = 0.0005
+"""Seconds between two samples of a profiled parse's stack."""
 
 MAX_PATH_LINES = 4096
 """The most lines a path keeps: a parser that executes more is keyed on these."""
@@ -61,6 +78,13 @@ _READS_TEXT = re.compile(
 
 class TraceRequest(str):
     """A completion to parse under the tracer (sent to a worker like a plain completion)."""
+
+    __slots__ = ()
+
+
+class ProfileRequest(str):
+    """A completion to parse under the sampling profiler (:func:`sampled_call`), sent to a
+    worker like a plain completion."""
 
     __slots__ = ()
 
@@ -99,6 +123,9 @@ class Origin:
     inner: Site | None = None
     path: tuple[tuple[str, int], ...] = ()
     notable: tuple[Site, ...] = field(default=())
+    hot: Site | None = None
+    """For a profiled parse: the busiest line of the function of the target's code that
+    held most of the samples (:func:`sampled_call`)."""
 
     @property
     def raised(self) -> bool:
@@ -133,8 +160,9 @@ class Origin:
         return hashlib.sha256(repr(self.path).encode()).hexdigest()[:12]
 
     def deciding(self) -> Site | None:
-        """The line to show a reader: the user's line, else the library's."""
-        return self.site or self.inner
+        """The line to show a reader: the user's line, else the library's, else where a
+        profiled parse spent its time."""
+        return self.site or self.inner or self.hot
 
 
 # ------------------------------------------------------------------ whose code is it
@@ -464,3 +492,65 @@ def traced_call(call: Callable[[], Any], own: tuple[str, ...] = ()) -> tuple[Any
         if collecting:
             gc.enable()
     return result, rec.origin()
+
+
+# -------------------------------------------------------------- where the time goes
+
+
+def last_hot() -> Site | None:
+    """Where this thread's last profiled call (:func:`sampled_call`) spent its time."""
+    return getattr(_LAST, "hot", None)
+
+
+def sampled_call(call: Callable[[], Any], own: tuple[str, ...] = ()) -> Any:
+    """Run ``call()`` while a second thread samples this thread's stack every
+    :data:`PROFILE_INTERVAL` seconds; :func:`last_hot` then says where the time went (also
+    when ``call`` raised). A sample counts for the innermost frame in the target's code (a
+    regex or a decoder in C, or the standard library, counts for the line that called it);
+    the function with the most samples wins (ties: the first by file and name), shown at
+    its busiest line. Keyed by function, not line: which of two lines of one loop leads
+    varies from run to run, the function holding the time does not."""
+    me = threading.get_ident()
+    by_function: Counter[tuple[str, str]] = Counter()
+    by_line: Counter[tuple[str, str, int]] = Counter()
+    wanted: dict[str, bool] = {}
+    done = threading.Event()
+
+    def sample() -> None:
+        frames = sys._current_frames
+        while not done.wait(PROFILE_INTERVAL):
+            frame = frames().get(me)
+            while frame is not None:
+                code = frame.f_code
+                hit = wanted.get(code.co_filename)
+                if hit is None:
+                    hit = wanted[code.co_filename] = _is_target(code.co_filename, own)
+                if hit:
+                    by_function[code.co_filename, code.co_name] += 1
+                    by_line[code.co_filename, code.co_name, frame.f_lineno] += 1
+                    break
+                frame = frame.f_back
+            del frame
+
+    _LAST.hot = None
+    sampler = threading.Thread(target=sample, name="reactfuzz-profile", daemon=True)
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(PROFILE_INTERVAL)  # the parse yields to the sampler that often
+    sampler.start()
+    try:
+        return call()
+    finally:
+        done.set()
+        sampler.join()
+        sys.setswitchinterval(interval)
+        _LAST.hot = _busiest(by_function, by_line)
+
+
+def _busiest(by_function: Counter[tuple[str, str]],
+             by_line: Counter[tuple[str, str, int]]) -> Site | None:
+    if not by_function:
+        return None
+    (filename, function), _ = min(by_function.items(), key=lambda kv: (-kv[1], kv[0]))
+    line = min((n for (f, fn, n) in by_line if (f, fn) == (filename, function)),
+               key=lambda n: (-by_line[filename, function, n], n))
+    return _site(filename, line, function)

@@ -23,7 +23,7 @@ from ..errors import UsageError
 from ..formats import Format
 from .adapters import describe_exception, invoke
 from .base import ParseResult
-from .origin import TraceRequest
+from .origin import ProfileRequest, TraceRequest
 from .processes import become_subreaper, die_with_parent, guard_group, own_group, run_kept
 from .repeats import invoke_repeating
 from .sanitise import sanitise_result
@@ -141,8 +141,9 @@ def _serve(conn: Any, spec: str, directory: str, fmt: Format, progress: Any) -> 
                 pending.append(invoke_repeating(fn, text, fmt, seen, offset, cpu, quick))
                 continue
             traced = isinstance(completion, TraceRequest)
+            profiled = isinstance(completion, ProfileRequest)
             pending.append(sanitise_result(invoke(fn, str(completion), fmt, BaseException,
-                                                   trace=traced)))
+                                                   trace=traced, profile=profiled)))
         if not _reply(conn, pending):
             return
 
