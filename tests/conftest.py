@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import fnmatch
 import importlib
+import multiprocessing.heap  # see below (pytester restores sys.modules)
+import multiprocessing.sharedctypes  # noqa: F401
 import os
 import subprocess
 import sys
@@ -21,6 +23,11 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, settings
 
+# pytester's in-process runs put ``sys.modules`` back as they found it: a multiprocessing
+# module first imported inside one (a worker target's shared counters) would be imported
+# again afterwards, and a spawned worker's counters, made from the first import's classes,
+# no longer pickle ("not the same object as multiprocessing.heap.BufferWrapper"). Imported
+# here, they are in every snapshot, whichever order the tests run in on a worker.
 ROOT = Path(__file__).resolve().parent.parent
 CORPORA = ROOT.parent / "shared" / "corpora"
 
