@@ -219,6 +219,12 @@ TRIAGE: tuple[Triage, ...] = (
            "no-silent-drop@content.mixed-text"),
     *_rows("qwen_nous", _F, "fa-format-think-in-answer", _FA_THINK,
            "no-hijacked-answer@clean.render"),
+    *_rows("qwen_nous", _F, "fa-check-time-limit-under-load",
+           "a 17 kB argument of code took json5 (linear, about 30 us a character on that"
+           " machine, timed by hand: 10 kB 0.29 s, 40 kB 1.14 s, 160 kB 4.6 s of CPU) past"
+           " its 1 s limit on the wall clock, on a two-core machine running three fuzz runs:"
+           " the limit is read on the wall clock, which load stretches",
+           "bounded-time@size.long-domain-text"),
     *_rows("qwen_nous", _F, "fa-check-superlinear-ratio",
            "bounded-time failed a long parse more than 25 times slower than the grammar and"
            " called it super-linear; json5 is linear (about 16 us a character from 4 kB to"
@@ -269,7 +275,7 @@ TRIAGE: tuple[Triage, ...] = (
            " an argument ('it's') breaks the JSON, the call is dropped and the message text,"
            " tag included, is the answer",
            "no-hijacked-answer@content.real-text no-hijacked-answer@content.mixed-text"
-           " no-wrong-call@content.lenient-json",
+           " no-wrong-call@content.lenient-json no-hijacked-answer@size.long-domain-text",
            "camel-ai/camel issue 4169 and issue 541"),
     *_rows("camel_hermes", _F, "fa-format-think-in-answer", _FA_THINK,
            "no-hijacked-answer@clean.render"),
@@ -731,6 +737,19 @@ TRIAGE: tuple[Triage, ...] = (
            " under a profiler, 4,610 converter runs), and the last unclosed invoke runs as a"
            " call with the arguments it has; a model must loop on the tag first (low)",
            "bounded-time@size.repeated-call-start"),
+    # a long argument of markup is slow in the same converter: the same bug
+    *_rows("vllm_minimax", _J, "vllm-minimax-quadratic",
+           "the argument converter run again over the whole open call for every token (see"
+           " the row above): a long argument of markup is one long open call",
+           "bounded-time@size.long-domain-text", signature="_minimax_m2_parse_args"),
+    *_rows("vllm_minimax", _D, "vllm-engine-lexer-quadratic",
+           "the parser engine's shared lexer (`incremental_lexer.py`, `_drain`) slices the"
+           " rest of its buffer (`self.buffer = self.buffer[k:]`) and looks it up in a set of"
+           " prefixes for every token: an ordinary answer dense in '<' (HTML, XML, code) is"
+           " quadratic in its tags (160 kB of HTML table rows in 3.7 s of CPU, 40 kB in"
+           " 0.39 s); every 0.34 engine parser shares the lexer. The 10x run only: 16 kB takes"
+           " about 0.1 s, under the share of the limit whose growth is timed",
+           "bounded-time@size.long-domain-text", signature="incremental_lexer.py"),
     # ---- vLLM 0.34.0 llama3_json (parser/llama_json.py on the parser engine)
     *_rows("vllm_llama3", _J, "llama3-broken-call-is-content",
            "`_validate_complete_tool_output` wants the whole completion to be objects with"
