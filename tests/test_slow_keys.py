@@ -132,3 +132,28 @@ def test_a_long_markup_text_times_a_lexer_quadratic_in_its_tags(tmp_path: Path) 
     found = _long_text_findings(2, "lexer_quadratic", tmp_path)
     assert len(found) == 1 and found[0].count("<") > 1500
     assert _long_text_findings(1, "lexer_linear", tmp_path) == []
+
+
+# a parser whose second parse of a text runs out of time (a loaded machine, a slow parser
+# near its limit): the streamed reading is not a reading at all
+SECOND_PARSE_SLOW = '''
+import time
+calls = {}
+
+def parse(completion):
+    n = calls[completion] = calls.get(completion, 0) + 1
+    if n == 2:
+        time.sleep(0.5)
+    if "Answer:" in completion:
+        return ("final", completion.rpartition("Answer:")[2].strip())
+    raise ValueError("no answer")
+'''
+
+
+def test_a_streamed_parse_that_ran_out_of_time_is_no_stream_variance(tmp_path: Path) -> None:
+    (tmp_path / "second_slow.py").write_text(SECOND_PARSE_SLOW)
+    config = FuzzConfig(targets=["second_slow:parse"], format="bracket", cwd=str(tmp_path),
+                        checks=["stream-invariance"], abuses=["clean.render"], seed=1,
+                        max_examples=5, time_limit=0.1, format_fit=False,
+                        replay_corpus=False)
+    assert run_fuzz(config).findings == []
