@@ -10,6 +10,7 @@ busiest line is the line the report shows.
 from __future__ import annotations
 
 import json
+import re
 import sys
 import time
 from pathlib import Path
@@ -56,6 +57,28 @@ def test_the_profile_names_the_function_the_time_goes_to() -> None:
     assert hot is not None and hot.function == "_busy" and hot.file.endswith(
         "test_slow_keys.py")
     assert "time.sleep" in hot.code
+
+
+def _scan(text: str) -> list[str]:
+    return re.findall(r"<a>(.*?)</a>", text, re.S)  # from every unclosed <a> to the end
+
+
+def _spin(seconds: float) -> None:
+    start = time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        pass
+
+
+def test_time_inside_one_long_regex_call_counts_for_the_line_that_called_it() -> None:
+    # the regex holds the interpreter for its whole call (a few tenths of a second): no
+    # sample lands inside it, while a tenth of a second of Python loop takes hundreds
+    def parse(text: str) -> list[str]:
+        _spin(0.05)
+        return _scan(text)
+
+    assert sampled_call(lambda: parse("<a>" * 3000)) == []
+    hot = last_hot()
+    assert hot is not None and hot.function == "_scan" and "findall" in hot.code
 
 
 def test_the_profile_is_kept_when_the_parse_raises() -> None:

@@ -34,6 +34,7 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import lru_cache
+from time import perf_counter
 from types import CodeType, FrameType, TracebackType
 from typing import Any
 
@@ -56,8 +57,9 @@ __all__ = [
 TRACE_SLOWDOWN = 20.0
 """How many times its time limit a traced parse may take (line tracing costs that much)."""
 
-PROFILE_SLOWDOWN = 2.0
-"""How many times its time limit a profiled parse may take (the sampling thread's share)."""
+PROFILE_SLOWDOWN = 5.0
+"""How many times its time limit a profiled parse may take (the sampling thread's share,
+and the profile hook on every call)."""
 
 PROFILE_INTERVAL = 0.0005
 """Seconds between two samples of a profiled parse's stack."""
@@ -505,41 +507,56 @@ def last_hot() -> Site | None:
 def sampled_call(call: Callable[[], Any], own: tuple[str, ...] = ()) -> Any:
     """Run ``call()`` while a second thread samples this thread's stack every
     :data:`PROFILE_INTERVAL` seconds; :func:`last_hot` then says where the time went (also
-    when ``call`` raised). A sample counts for the innermost frame in the target's code (a
-    regex or a decoder in C, or the standard library, counts for the line that called it);
-    the function with the most samples wins (ties: the first by file and name), shown at
-    its busiest line. Keyed by function, not line: which of two lines of one loop leads
-    varies from run to run, the function holding the time does not."""
+    when ``call`` raised). A sample counts for the innermost frame in the target's code (the
+    standard library counts for the line that called it). A regex or a decoder written in C
+    holds the interpreter for its whole call, so no sample lands inside it: each C call is
+    also timed (``sys.setprofile``) and counts for its calling line, one sample per
+    interval it took. The function with the most samples wins (ties: the first by file and
+    name), shown at its busiest line. Keyed by function, not line: which of two lines of
+    one loop leads varies from run to run, the function holding the time does not."""
     me = threading.get_ident()
     by_function: Counter[tuple[str, str]] = Counter()
     by_line: Counter[tuple[str, str, int]] = Counter()
     wanted: dict[str, bool] = {}
     done = threading.Event()
 
+    def count(frame: FrameType | None, n: int) -> None:
+        while frame is not None:
+            code = frame.f_code
+            hit = wanted.get(code.co_filename)
+            if hit is None:
+                hit = wanted[code.co_filename] = _is_target(code.co_filename, own)
+            if hit:
+                by_function[code.co_filename, code.co_name] += n
+                by_line[code.co_filename, code.co_name, frame.f_lineno] += n
+                return
+            frame = frame.f_back
+
     def sample() -> None:
         frames = sys._current_frames
         while not done.wait(PROFILE_INTERVAL):
-            frame = frames().get(me)
-            while frame is not None:
-                code = frame.f_code
-                hit = wanted.get(code.co_filename)
-                if hit is None:
-                    hit = wanted[code.co_filename] = _is_target(code.co_filename, own)
-                if hit:
-                    by_function[code.co_filename, code.co_name] += 1
-                    by_line[code.co_filename, code.co_name, frame.f_lineno] += 1
-                    break
-                frame = frame.f_back
-            del frame
+            count(frames().get(me), 1)
+
+    started: list[float] = []
+
+    def on_event(frame: FrameType, event: str, arg: Any) -> None:
+        if event == "c_call":
+            started.append(perf_counter())
+        elif event in ("c_return", "c_exception") and started:
+            took = perf_counter() - started.pop()
+            if took >= PROFILE_INTERVAL:
+                count(frame, int(took / PROFILE_INTERVAL))
 
     _LAST.hot = None
     sampler = threading.Thread(target=sample, name="reactfuzz-profile", daemon=True)
     interval = sys.getswitchinterval()
     sys.setswitchinterval(PROFILE_INTERVAL)  # the parse yields to the sampler that often
     sampler.start()
+    sys.setprofile(on_event)
     try:
         return call()
     finally:
+        sys.setprofile(None)
         done.set()
         sampler.join()
         sys.setswitchinterval(interval)
