@@ -112,6 +112,7 @@ TEN_X = {
     ("xinference_llama3", "llama3-literal-eval-json-escapes"): "content.lenient-json",
     ("vllm_hermes", "vllm-hermes-tag-in-string"): "content.mixed-text",
     ("vllm_llama3", "vllm-llama3-recursion-escapes"): "size.deep-nesting",
+    ("vllm_minimax", "vllm-engine-lexer-quadratic"): "size.long-domain-text",
 }
 DEFECTS = sorted({(row.module, row.bug) for row in TRIAGE if row.klass == "defect"} - set(TEN_X))
 
