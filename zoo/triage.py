@@ -68,6 +68,20 @@ _J_DUPLICATE = ("a key given twice: Python's json keeps the last value (RFC 8259
                 " undefined); the framework's prompt never asks for it")
 
 
+_BARE_JSON_NOT_A_CALL = (
+    "no-hijacked-answer@json.call-shape no-hijacked-answer@malformed.unbalanced-bracket"
+    " no-hijacked-answer@stop.partial no-hijacked-answer@malformed.trailing-text"
+    " no-hijacked-answer@malformed.unbalanced-quote no-hijacked-answer@malformed.invalid-json"
+    " no-hijacked-answer@malformed.non-finite-number no-hijacked-answer@injected.second-action"
+    " no-hijacked-answer@label.markdown no-hijacked-answer@fabricated.observation"
+    " no-hijacked-answer@fabricated.observation-no-stop no-hijacked-answer@stop.other-stop"
+    " no-hijacked-answer@stop.observation-in-input no-hijacked-answer@markup.argument"
+    " no-hijacked-answer@json.comment no-hijacked-answer@json.label-in-string"
+    " no-hijacked-answer@content.lenient-json no-hijacked-answer@prose.lone-brace")
+"""What a whole-completion JSON reader (Llama 3's) shows as the message when the text is
+not one call object: the operators whose text is not one."""
+
+
 def _rows(module: str, klass: str, bug: str, mechanism: str, checks_abuses: str,
           ground_truth: str = "", signature: str = "") -> tuple[Triage, ...]:
     """Rows for one bug: ``checks_abuses`` is ``check@abuse`` pairs separated by spaces."""
@@ -667,18 +681,7 @@ TRIAGE: tuple[Triage, ...] = (
            " then ast.literal_eval); anything else (no 'parameters', a bracket missing, text"
            " or an Observation after the object, a cut stop word) is the content, the call's"
            " JSON shown as the answer: the protocol has no other place for a call",
-           "no-hijacked-answer@json.call-shape no-hijacked-answer@malformed.unbalanced-bracket"
-           " no-hijacked-answer@stop.partial no-hijacked-answer@malformed.trailing-text"
-           " no-hijacked-answer@malformed.unbalanced-quote"
-           " no-hijacked-answer@malformed.invalid-json"
-           " no-hijacked-answer@malformed.non-finite-number"
-           " no-hijacked-answer@injected.second-action no-hijacked-answer@label.markdown"
-           " no-hijacked-answer@fabricated.observation"
-           " no-hijacked-answer@fabricated.observation-no-stop"
-           " no-hijacked-answer@stop.other-stop no-hijacked-answer@stop.observation-in-input"
-           " no-hijacked-answer@markup.argument no-hijacked-answer@json.comment"
-           " no-hijacked-answer@json.label-in-string no-hijacked-answer@content.lenient-json"
-           " no-hijacked-answer@prose.lone-brace"),
+           _BARE_JSON_NOT_A_CALL),
     # ---- vLLM 0.34.0 hermes (tool_parsers/hermes_tool_parser.py)
     *_rows("vllm_hermes", _J, "vllm-hermes-one-error-drops-all",
            "every block found by `<tool_call>(.*?)</tool_call>|<tool_call>(.*)` is decoded and"
@@ -758,19 +761,8 @@ TRIAGE: tuple[Triage, ...] = (
            " missing, text or a cut stop word after the object) makes the whole text the"
            " content, the call's JSON shown as the answer: the protocol has no other place for"
            " a call",
-           "no-hijacked-answer@json.call-shape no-hijacked-answer@malformed.unbalanced-bracket"
-           " no-hijacked-answer@stop.partial no-hijacked-answer@malformed.trailing-text"
-           " no-hijacked-answer@malformed.unbalanced-quote"
-           " no-hijacked-answer@malformed.invalid-json"
-           " no-hijacked-answer@malformed.non-finite-number"
-           " no-hijacked-answer@injected.second-action no-hijacked-answer@label.markdown"
-           " no-hijacked-answer@fabricated.observation"
-           " no-hijacked-answer@fabricated.observation-no-stop"
-           " no-hijacked-answer@stop.other-stop no-hijacked-answer@stop.observation-in-input"
-           " no-hijacked-answer@markup.argument no-hijacked-answer@json.comment"
-           " no-hijacked-answer@json.label-in-string no-hijacked-answer@content.lenient-json"
-           " no-hijacked-answer@json.template-braces no-hijacked-answer@json.python-set"
-           " no-hijacked-answer@prose.lone-brace"),
+           _BARE_JSON_NOT_A_CALL + " no-hijacked-answer@json.template-braces"
+           " no-hijacked-answer@json.python-set"),
     *_rows("vllm_llama3", _D, "vllm-llama3-recursion-escapes",
            "`_validate_complete_tool_output` reads each object with `raw_decode` under `except"
            " json.JSONDecodeError` only: arguments nested about 1,500 deep make it raise"
