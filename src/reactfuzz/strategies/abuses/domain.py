@@ -30,11 +30,8 @@ kind:
   by blank lines;
 * **paragraphs**: two or three paragraphs of prose with commas, quotes and colons.
 
-``size.long-domain-text`` writes such text at the size operators' lengths, as the answer
-or as an argument: one text repeated line after line (HTML table rows, code, SQL, a
-Markdown table, shell commands) up to the long run of the budget. A reader that slices the
-rest of the text for every tag or bracket it meets is quadratic in such an answer, and
-only a long one shows it.
+``size.long-domain-text`` (in :mod:`.size`) writes such text at the size operators'
+lengths, as the answer or as an argument.
 
 The format writes the value as it writes any text: a JSON family escapes quotes,
 backslashes and line breaks; a bracket format quotes the argument as a JSON string where
@@ -51,17 +48,15 @@ from __future__ import annotations
 from hypothesis import assume
 from hypothesis import strategies as st
 
-from ...fixes import DOMAIN_TEXT, LINEAR, QUOTE, Advice
+from ...fixes import DOMAIN_TEXT, QUOTE, Advice
 from ...formats import Format
-from ...model import Call, FinalAnswer
-from ...oracle import Expectation
+from ...model import Call
 from ...render import representable
-from ..catalogue import ANY_REFUSAL, Context, Writing, register_abuse
+from ..catalogue import Context, Writing, register_abuse
 from ..values import validates
 from ._parts import free_call
-from .size import run_length
 
-__all__ = ["DOMAINS", "domain_text"]
+__all__ = ["DOMAINS", "carried", "domain_text", "text_forms"]
 
 
 # --- SQL -------------------------------------------------------------------------------
@@ -208,7 +203,7 @@ def domain_text(kind: str | None = None) -> st.SearchStrategy[str]:
     return _ANY if kind is None else DOMAINS[kind]
 
 
-def _forms(value: str) -> list[str]:
+def text_forms(value: str) -> list[str]:
     """``value``, then the nearer texts a format may carry instead: blank lines closed up,
     then every line break (and the indentation after it) one space."""
     closed = "\n".join(line for line in value.split("\n") if line.strip())
@@ -216,11 +211,11 @@ def _forms(value: str) -> list[str]:
     return list(dict.fromkeys((value, closed, one_line)))
 
 
-def _carried(ctx: Context, base: Call, name: str, value: str) -> tuple[Call, bool]:
+def carried(ctx: Context, base: Call, name: str, value: str) -> tuple[Call, bool]:
     """The call with the first form of ``value`` the format carries, and whether it is
     written in the format's quotes (a bracket argument holding a comma or a line break)."""
     fmt: Format = ctx.fmt
-    for form in _forms(value):
+    for form in text_forms(value):
         intent = Call.named(base.tool, **(base.kwargs() | {name: form}))
         if representable(intent, fmt):
             return intent, False
@@ -252,61 +247,6 @@ def _carried(ctx: Context, base: Call, name: str, value: str) -> tuple[Call, boo
 def _domain_text(ctx: Context) -> Writing:
     base, name = free_call(ctx)
     value = ctx.draw(domain_text())
-    intent, quoted = _carried(ctx, base, name, value)
+    intent, quoted = carried(ctx, base, name, value)
     assume(validates(ctx.registry, intent))
     return Writing(intent, ctx.render(intent, quote=quoted), quoted=quoted)
-
-
-# --- long domain text ------------------------------------------------------------------
-
-_HTML = (
-    "<tr><td>O'Brien</td><td class=\"num\">$1,200</td></tr>",
-    "<li><a href=\"/a?b=1&amp;c=2\">next</a> <em>(new)</em></li>",
-    "<div id=\"q3\"><p>Total: <b>3 &lt; 4</b></p></div>",
-)
-"""Lines of an HTML answer or argument: the densest in ``<`` and ``>`` of what agents send."""
-
-_LONG_KINDS = ("code", "sql", "markdown", "shell")
-
-
-def _long_text(ctx: Context) -> str:
-    """One domain text (or HTML line) repeated line after line to a run length
-    (:func:`~.size.run_length`: long at the budget's longest run one draw in ``2 x scale``).
-    Half the texts are HTML, the densest in the characters a tag reader stops at."""
-    n = run_length(ctx)
-    if ctx.draw(st.booleans()):
-        unit = ctx.draw(st.sampled_from(_HTML))
-    else:
-        unit = ctx.draw(DOMAINS[ctx.draw(st.sampled_from(_LONG_KINDS))])
-    return "\n".join([unit] * max(1, n // (len(unit) + 1)))
-
-
-@register_abuse(
-    "size.long-domain-text", family="size",
-    description="a long answer or free-text argument of what agents really send: HTML "
-    "table rows, code, SQL, a Markdown table or shell commands, one text repeated line "
-    "after line up to the budget's longest run",
-    why="a reader (or a lexer) that slices the rest of the text for every tag, bracket or "
-    "label character it meets is quadratic in an answer dense in them; a short answer "
-    "hides it, a long HTML or code answer takes seconds",
-    expects="the intended answer or call, the text as meant, or refused (the time is what "
-    "counts)",
-    breaks_none_because="the classic regexes read an answer or an argument in linear time",
-    advice=Advice(
-        LINEAR,
-        "Read a long answer or argument of HTML, code or tables in time linear in its length:"
-        " keep an index into the text instead of slicing off the rest for each token."),
-)
-def _long_domain_text(ctx: Context) -> Writing:
-    text = _long_text(ctx)
-    if ctx.draw(st.booleans()):  # the answer: where a reader scans the whole message
-        answer = next((a for a in map(FinalAnswer, _forms(text))
-                       if representable(a, ctx.fmt)), None)
-        assume(answer is not None)
-        assert answer is not None
-        return Writing(answer, ctx.render(answer), Expectation(ANY_REFUSAL))
-    base, name = free_call(ctx)
-    intent, quoted = _carried(ctx, base, name, text)
-    assume(validates(ctx.registry, intent))
-    return Writing(intent, ctx.render(intent, quote=quoted), Expectation(ANY_REFUSAL),
-                   quoted=quoted)

@@ -402,3 +402,62 @@ def _label_run_argument(ctx: Context) -> Writing:
     assume(representable(intent, ctx.fmt))
     return Writing(intent, render_with(ctx, base, name, ctx.fmt.family.written_value(value)),
                    Expectation(ANY_REFUSAL))
+
+
+# --- long domain text: what agents send, at length -------------------------------------
+
+_HTML = (
+    "<tr><td>O'Brien</td><td class=\"num\">$1,200</td></tr>",
+    "<li><a href=\"/a?b=1&amp;c=2\">next</a> <em>(new)</em></li>",
+    "<div id=\"q3\"><p>Total: <b>3 &lt; 4</b></p></div>",
+)
+"""Lines of an HTML answer or argument: the densest in ``<`` and ``>`` of what agents send."""
+
+_LONG_KINDS = ("code", "sql", "markdown", "shell")
+
+
+def _long_text(ctx: Context) -> str:
+    """One domain text (or HTML line) repeated line after line to a run length
+    (:func:`~.size.run_length`: long at the budget's longest run one draw in ``2 x scale``).
+    Half the texts are HTML, the densest in the characters a tag reader stops at."""
+    from .domain import DOMAINS  # the pools live with content.domain-text, imported later
+
+    n = run_length(ctx)
+    if ctx.draw(st.booleans()):
+        unit = ctx.draw(st.sampled_from(_HTML))
+    else:
+        unit = ctx.draw(DOMAINS[ctx.draw(st.sampled_from(_LONG_KINDS))])
+    return "\n".join([unit] * max(1, n // (len(unit) + 1)))
+
+
+@register_abuse(
+    "size.long-domain-text", family="size",
+    description="a long answer or free-text argument of what agents really send: HTML "
+    "table rows, code, SQL, a Markdown table or shell commands, one text repeated line "
+    "after line up to the budget's longest run",
+    why="a reader (or a lexer) that slices the rest of the text for every tag, bracket or "
+    "label character it meets is quadratic in an answer dense in them; a short answer "
+    "hides it, a long HTML or code answer takes seconds",
+    expects="the intended answer or call, the text as meant, or refused (the time is what "
+    "counts)",
+    breaks_none_because="the classic regexes read an answer or an argument in linear time",
+    advice=Advice(
+        LINEAR,
+        "Read a long answer or argument of HTML, code or tables in time linear in its length:"
+        " keep an index into the text instead of slicing off the rest for each token."),
+)
+def _long_domain_text(ctx: Context) -> Writing:
+    from .domain import carried, text_forms
+
+    text = _long_text(ctx)
+    if ctx.draw(st.booleans()):  # the answer: where a reader scans the whole message
+        answer = next((a for a in map(FinalAnswer, text_forms(text))
+                       if representable(a, ctx.fmt)), None)
+        assume(answer is not None)
+        assert answer is not None
+        return Writing(answer, ctx.render(answer), Expectation(ANY_REFUSAL))
+    base, name = free_call(ctx)
+    intent, quoted = carried(ctx, base, name, text)
+    assume(validates(ctx.registry, intent))
+    return Writing(intent, ctx.render(intent, quote=quoted), Expectation(ANY_REFUSAL),
+                   quoted=quoted)
