@@ -25,7 +25,7 @@ from reactfuzz import BUILTIN_FORMATS
 from reactfuzz.formats.grammars import grammar_parse
 from reactfuzz.model import Action, Invalid, Step
 from reactfuzz.strategies import ABUSES
-from reactfuzz.strategies.abuses.domain import DOMAINS, _forms, domain_text
+from reactfuzz.strategies.abuses.domain import DOMAINS, domain_text, text_forms
 from test_operators_mechanisms import _caught, _grammar, _left_alone, _settings
 
 OP = "content.domain-text"
@@ -87,8 +87,8 @@ def test_each_kind_shrinks_to_a_text_with_its_own_syntax() -> None:
 
 
 def test_a_format_without_blank_lines_or_line_breaks_gets_the_nearest_text() -> None:
-    assert _forms("a\n\n  b") == ["a\n\n  b", "a\n  b", "a b"]
-    assert _forms("one line") == ["one line"]
+    assert text_forms("a\n\n  b") == ["a\n\n  b", "a\n  b", "a b"]
+    assert text_forms("one line") == ["one line"]
 
 
 def test_the_operator_applies_to_every_format() -> None:
