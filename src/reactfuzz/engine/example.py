@@ -28,7 +28,7 @@ from ..tools import ToolRegistry
 from .advice import advice_for
 from .checks import Check, CheckInput, Failure
 from .corpus import AcceptableSpec, Finding, IntentSpec, OriginSpec, pick_examples
-from .growth import GROWTH_FLOOR, GROWTH_MIN_LENGTH, measure_growth, quarter
+from .growth import GROWTH_FLOOR, measure_growth
 from .rootcause import with_origin
 
 __all__ = ["Decided", "Example", "decide_example", "examine", "prefetch_origins",
@@ -175,20 +175,19 @@ def examine(
         origin = origin_of(target, scenario.completion, result)
         if origin is not None:
             failure = keyed_by_origin(failure, origin)
-    elif failure.kind == "timeout" and keyed and isinstance(target, Target):
-        origin = hot_origin(target, scenario.completion, result.timed_out)
+    elif (failure.kind == "timeout" and keyed and isinstance(target, Target)
+          and not result.timed_out):  # a hang would hang again: it keeps the plain key
+        origin = hot_origin(target, scenario.completion)
         if origin is not None:
             failure = keyed_by_hot(failure, origin)
     return Example(scenario, step, outcome, verdict, failure, failed.id, reading, origin)
 
 
-def hot_origin(target: Target, completion: str, timed_out: bool) -> Origin | None:
-    """Where a slow parse of ``completion`` spends its time (:meth:`Target.hotspot`), as an
-    origin; profiled once per text and kept on the target. A parse that ran out of time is
-    profiled on its :func:`~.growth.quarter` (the same shape, in time); ``None`` when
-    nothing of the target's code was sampled."""
-    text = quarter(completion) if timed_out and len(completion) >= GROWTH_MIN_LENGTH \
-        else completion
+def hot_origin(target: Target, completion: str) -> Origin | None:
+    """Where a slow parse of ``completion`` that finished in its time spends it
+    (:meth:`Target.hotspot`), as an origin; profiled once per text and kept on the target;
+    ``None`` when nothing of the target's code was sampled."""
+    text = completion
     cache = _kept(target, "_reactfuzz_hot")
     key = _trace_key(text)
     if key in cache:

@@ -440,7 +440,9 @@ def _long_text(ctx: Context) -> str:
     "hides it, a long HTML or code answer takes seconds",
     expects="the intended answer or call, the text as meant, or refused (the time is what "
     "counts)",
-    breaks_none_because="the classic regexes read an answer or an argument in linear time",
+    # as content.domain-text: the classic bracket regexes split or keep the quotes of a
+    # quoted argument, the classic action-input regex reads the input's first line only
+    breaks=("classic-bracket", "classic-unanchored", "classic-action-input"),
     advice=Advice(
         LINEAR,
         "Read a long answer or argument of HTML, code or tables in time linear in its length:"
