@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from ..designs import Decision, ParserFailed, Reading, decide
@@ -187,16 +188,11 @@ def hot_origin(target: Target, completion: str) -> Origin | None:
     """Where a slow parse of ``completion`` that finished in its time spends it
     (:meth:`Target.hotspot`), as an origin; profiled once per text and kept on the target;
     ``None`` when nothing of the target's code was sampled."""
-    text = completion
-    cache = _kept(target, "_reactfuzz_hot")
-    key = _trace_key(text)
-    if key in cache:
-        cache.move_to_end(key)
-        return cache[key]
-    hot = target.hotspot(text)
-    origin = None if hot is None else Origin(hot=hot)
-    _remember(cache, key, origin)
-    return origin
+    def find(text: str) -> Origin | None:
+        hot = target.hotspot(text)
+        return None if hot is None else Origin(hot=hot)
+
+    return _once(target, "_reactfuzz_hot", completion, find)
 
 
 def keyed_by_hot(failure: Failure, origin: Origin) -> Failure:
@@ -232,12 +228,19 @@ def origin_of(target: Target, completion: str, result: ParseResult) -> Origin | 
     the cache)."""
     if result.origin is not None and result.origin.raised:
         return result.origin
-    cache = _trace_cache(target)
+    return _once(target, "_reactfuzz_traces", completion, target.trace)
+
+
+def _once(target: Target, attr: str, completion: str,
+          find: Callable[[str], Origin | None]) -> Origin | None:
+    """``find(completion)``, kept on ``target`` under ``attr`` (the last
+    :data:`_TRACES_KEPT` texts): a text met again is not parsed again."""
+    cache = _kept(target, attr)
     key = _trace_key(completion)
     if key in cache:
         cache.move_to_end(key)
         return cache[key]
-    origin = target.trace(completion)
+    origin = find(completion)
     _remember(cache, key, origin)
     return origin
 
